@@ -1,0 +1,28 @@
+//! The one interface through which the network simulator drives any AQM: the software references, the
+//! fixed-point golden models and the Verilated hardware cores.
+//!
+//! It is a qdisc's view: packets are offered at enqueue, and the link asks for the next packet when it is
+//! free. Time is passed in with every call (ns since the start of the run, never decreasing); an AQM with
+//! periodic work (PIE's and DualPI2's controllers) runs every update that fell due up to `now_ns` before it
+//! handles the call, at the time the update was due, so the result does not depend on how often it is called.
+
+use crate::types::{Admission, Departure, Dropped, Packet};
+
+/// A bottleneck queue discipline.
+pub trait Aqm: Send {
+    /// Name used in tables and plots (`"pie"`, `"codel"`, `"pie (hw)"`).
+    fn name(&self) -> String;
+
+    /// A packet arrives at `now_ns`.
+    fn enqueue(&mut self, now_ns: u64, pkt: Packet) -> Admission;
+
+    /// The link is free at `now_ns` and asks for a packet. Packets the AQM drops at dequeue on the way are
+    /// appended to `drops`. `None` means the queue is empty.
+    fn dequeue(&mut self, now_ns: u64, drops: &mut Vec<Dropped>) -> Option<Departure>;
+
+    /// Packets queued now.
+    fn backlog_packets(&self) -> usize;
+
+    /// Bytes queued now.
+    fn backlog_bytes(&self) -> u64;
+}

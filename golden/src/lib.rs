@@ -1,0 +1,16 @@
+//! Software models of the project's AQMs.
+//!
+//! - [`pie`] and [`dualpi2`]: the fixed-point algorithms of `spec/pie.md` and `spec/dualpi2.md` as pure
+//!   functions, plus cycle-accurate models of the hardware cores that the RTL is checked against.
+//! - [`reference`]: tail drop, RED, CoDel and FQ-CoDel for comparison in the network simulator.
+//! - [`prng`]: the hardware's random generator, bit for bit.
+//! - [`trace`]: the controller trace format and its replayer.
+//! - [`aqm`] and [`types`]: the interface every model offers to the simulator.
+
+pub mod aqm;
+pub mod prng;
+pub mod reference;
+pub mod types;
+
+pub use aqm::Aqm;
+pub use types::{Admission, Departure, DropReason, Dropped, Ecn, MarkReason, Packet, QueueId};

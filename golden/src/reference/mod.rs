@@ -1,0 +1,1 @@
+//! Software reference AQMs (tail drop, RED, CoDel, FQ-CoDel): see spec/reference-aqms.md.
