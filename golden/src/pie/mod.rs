@@ -1,0 +1,16 @@
+//! PIE (RFC 8033) in Linux's fixed-point units, as spec/pie.md describes it.
+//!
+//! The algorithm is split the way the page is: [`controller::update`] every tupdate,
+//! [`dequeue::on_dequeue`] for each departing packet, and [`enqueue::decide`] for each arriving one. All
+//! three are plain functions of the state in [`vars::PieVars`], so a trace can drive them directly.
+
+pub mod consts;
+pub mod controller;
+pub mod dequeue;
+pub mod enqueue;
+pub mod params;
+pub mod vars;
+
+pub use enqueue::{Decision, QueueView, Verdict};
+pub use params::PieParams;
+pub use vars::PieVars;
