@@ -25,4 +25,10 @@ pub trait Aqm: Send {
 
     /// Bytes queued now.
     fn backlog_bytes(&self) -> u64;
+
+    /// Packets that were already queued and that the last `enqueue` call dropped to make room (FQ-CoDel's
+    /// drop from the fattest flow), appended to `drops`. The simulator calls this after every `enqueue` so
+    /// that every packet gets exactly one verdict; AQMs that only ever drop the arriving packet keep the
+    /// default, which reports none.
+    fn take_pushed_out(&mut self, _drops: &mut Vec<Dropped>) {}
 }
