@@ -1,4 +1,7 @@
 //! The AQM cores in rust-hdl.
 
 pub mod desc_queue;
+pub mod konst;
+pub mod pie;
+pub mod prng;
 pub mod sim;

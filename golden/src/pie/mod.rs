@@ -9,6 +9,7 @@ pub mod controller;
 pub mod dequeue;
 pub mod enqueue;
 pub mod params;
+pub mod regs;
 pub mod vars;
 
 pub use enqueue::{Decision, QueueView, Verdict};

@@ -26,33 +26,34 @@ pub struct PieParams {
     pub max_burst_us: u32,
 }
 
+/// Linux's defaults (spec/pie.md); also the register file's reset values.
+pub const DEFAULT_PARAMS: PieParams = PieParams {
+    target_us: 15_000,
+    tupdate_us: 15_000,
+    alpha: 2,
+    beta: 20,
+    limit: 1000,
+    ecn: false,
+    bytemode: false,
+    mtu: 1514,
+    max_burst_us: 150_000,
+};
+
 impl Default for PieParams {
-    /// Linux's defaults (spec/pie.md).
     fn default() -> Self {
-        PieParams {
-            target_us: 15_000,
-            tupdate_us: 15_000,
-            alpha: 2,
-            beta: 20,
-            limit: 1000,
-            ecn: false,
-            bytemode: false,
-            mtu: 1514,
-            max_burst_us: 150_000,
-        }
+        DEFAULT_PARAMS
     }
 }
 
 /// Accepted range of each numeric parameter (inclusive); the register file rejects anything else.
 pub mod range {
-    use std::ops::RangeInclusive;
-    pub const TARGET_US: RangeInclusive<u32> = 1..=1_000_000;
-    pub const TUPDATE_US: RangeInclusive<u32> = 100..=1_000_000;
-    pub const GAIN: RangeInclusive<u32> = 0..=32;
+    pub const TARGET_US: (u32, u32) = (1, 1_000_000);
+    pub const TUPDATE_US: (u32, u32) = (100, 1_000_000);
+    pub const GAIN: (u32, u32) = (0, 32);
     /// Up to the hardware FIFO's depth.
-    pub const LIMIT: RangeInclusive<u32> = 1..=1024;
-    pub const MTU: RangeInclusive<u32> = 64..=2047;
-    pub const MAX_BURST_US: RangeInclusive<u32> = 0..=1_000_000;
+    pub const LIMIT: (u32, u32) = (1, 1024);
+    pub const MTU: (u32, u32) = (64, 2047);
+    pub const MAX_BURST_US: (u32, u32) = (0, 1_000_000);
 }
 
 /// A parameter outside its range.
@@ -71,18 +72,14 @@ impl fmt::Display for ParamError {
 
 impl std::error::Error for ParamError {}
 
-fn check(
-    name: &'static str,
-    value: u32,
-    r: std::ops::RangeInclusive<u32>,
-) -> Result<(), ParamError> {
-    if r.contains(&value) {
+fn check(name: &'static str, value: u32, (lo, hi): (u32, u32)) -> Result<(), ParamError> {
+    if (lo..=hi).contains(&value) {
         Ok(())
     } else {
         Err(ParamError {
             name,
             value: value as u64,
-            expected: format!("{}..={}", r.start(), r.end()),
+            expected: format!("{lo}..={hi}"),
         })
     }
 }

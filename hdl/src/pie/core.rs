@@ -1,0 +1,203 @@
+//! The PIE core: ingress descriptors in, verdicts and paced departures out, registers on the side.
+//!
+//! ```text
+//!             +-----------+  push   +------------+  head  +-----------+
+//!  in_* ----->|  ingress  |-------->| desc queue |------->|  egress   |-----> out_* (link model)
+//!  (1/clock)  | 7 stages  |         | BRAM, 1024 |<-------| D1, D2    |
+//!             +-----------+         +------------+  pop   +-----------+
+//!  verdict_* <---'  ^  ^ rnd                               |  ^ qdelay, burst, deq len
+//!                   |  '------ prng                        |  |
+//!                   | prob, ppb, acc clear     +------------+ |
+//!                   '--------------------------| controller |<'  every tupdate, 126 cycles
+//!                                              +------------+
+//!  reg_* <-----> register file: parameters (tc units), counters, status
+//! ```
+//! Every accepted descriptor gets exactly one verdict on the verdict stream, 7 cycles later, and every
+//! enqueued one leaves exactly once on the egress stream. `now` (ns) is an input, so a simulator can move
+//! time without clocking idle cycles; `idle` says when nothing is in flight and nothing is due, and
+//! `next_update` / `link_free` say when the core will next act on its own.
+
+use super::controller::PieController;
+use super::egress::PieEgress;
+use super::ingress::PieIngress;
+use super::regs::PieRegs;
+use crate::desc_queue::DescQueue;
+use crate::prng::Prng;
+use rust_hdl::prelude::*;
+
+/// Descriptor FIFO entries: `2^QUEUE_ADDR_BITS` (the LIMIT register's maximum).
+pub const QUEUE_ADDR_BITS: usize = 10;
+/// Cycles from accepting a descriptor to its verdict.
+pub const VERDICT_LATENCY: u64 = 7;
+
+#[derive(LogicBlock, Default)]
+pub struct PieCore {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset of the whole core, parameters included.
+    pub rst: Signal<In, Bit>,
+    pub now: Signal<In, Bits<64>>, // ns, never decreasing
+    // Ingress descriptor stream.
+    pub in_valid: Signal<In, Bit>,
+    pub in_ready: Signal<Out, Bit>,
+    pub in_len: Signal<In, Bits<16>>, // bytes
+    pub in_ecn: Signal<In, Bits<2>>,  // 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE
+    pub in_tag: Signal<In, Bits<16>>, // opaque
+    // Verdict stream (no back-pressure: one per accepted descriptor).
+    pub verdict_valid: Signal<Out, Bit>,
+    pub verdict_tag: Signal<Out, Bits<16>>,
+    pub verdict_code: Signal<Out, Bits<2>>, // 0 enqueue, 1 CE mark, 2 early drop, 3 tail drop
+    pub verdict_queue: Signal<Out, Bit>,    // always 0 (one queue)
+    // Egress stream.
+    pub out_valid: Signal<Out, Bit>,
+    pub out_ready: Signal<In, Bit>,
+    pub out_len: Signal<Out, Bits<16>>,
+    pub out_ecn: Signal<Out, Bits<2>>,
+    pub out_tag: Signal<Out, Bits<16>>,
+    pub out_sojourn: Signal<Out, Bits<40>>, // ns
+    pub out_queue: Signal<Out, Bit>,        // always 0
+    pub out_drop: Signal<Out, Bit>,         // always 0: PIE drops at enqueue only
+    // Register bus.
+    pub reg_addr: Signal<In, Bits<8>>,
+    pub reg_wdata: Signal<In, Bits<32>>,
+    pub reg_we: Signal<In, Bit>,
+    pub reg_re: Signal<In, Bit>,
+    pub reg_rdata: Signal<Out, Bits<32>>,
+    pub reg_rvalid: Signal<Out, Bit>,
+    pub reg_err: Signal<Out, Bit>,
+    // Scheduling hints for simulators.
+    pub idle: Signal<Out, Bit>,
+    pub next_update: Signal<Out, Bits<64>>, // ns
+    pub link_free: Signal<Out, Bits<64>>,   // ns
+
+    rst_i: Signal<Local, Bit>,
+    regs: PieRegs,
+    ctrl: PieController,
+    ingress: PieIngress,
+    egress: PieEgress,
+    queue: DescQueue<74, QUEUE_ADDR_BITS, 11>,
+    prng: Prng,
+}
+
+impl Logic for PieCore {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, regs, ctrl, ingress, egress, queue, prng);
+        self.rst_i.next = self.rst.val() | self.regs.soft_reset.val();
+        self.regs.rst.next = self.rst_i.val();
+        self.ctrl.rst.next = self.rst_i.val();
+        self.ingress.rst.next = self.rst_i.val();
+        self.egress.rst.next = self.rst_i.val();
+        self.queue.rst.next = self.rst_i.val();
+        self.prng.rst.next = self.rst_i.val();
+        self.ctrl.now.next = self.now.val();
+        self.ingress.now.next = self.now.val();
+        self.egress.now.next = self.now.val();
+
+        // Ingress.
+        self.in_ready.next = !self.rst_i.val();
+        self.ingress.in_valid.next = self.in_valid.val();
+        self.ingress.in_len.next = self.in_len.val();
+        self.ingress.in_ecn.next = self.in_ecn.val();
+        self.ingress.in_tag.next = self.in_tag.val();
+        self.ingress.prob.next = self.ctrl.prob.val();
+        self.ingress.ppb.next = self.ctrl.ppb.val();
+        self.ingress.burst.next = self.egress.burst.val();
+        self.ingress.qdelay.next = self.egress.qdelay.val();
+        self.ingress.target_half.next = self.regs.target_half.val();
+        self.ingress.ecn_en.next = self.regs.ecn.val();
+        self.ingress.bytemode.next = self.regs.bytemode.val();
+        self.ingress.mtu.next = self.regs.mtu.val();
+        self.ingress.limit.next = self.regs.limit.val();
+        self.ingress.count.next = self.queue.count.val();
+        self.ingress.deq_valid.next = self.egress.deq_valid.val();
+        self.ingress.deq_len.next = self.egress.deq_len.val();
+        self.ingress.rnd.next = self.prng.word.val();
+        self.ingress.acc_clear.next = self.ctrl.burst_reset.val();
+        self.ingress.clear_counters.next = self.regs.clear_counters.val();
+        self.verdict_valid.next = self.ingress.verdict_valid.val();
+        self.verdict_tag.next = self.ingress.verdict_tag.val();
+        self.verdict_code.next = self.ingress.verdict_code.val();
+        self.verdict_queue.next = false;
+
+        // Queue and random generator.
+        self.queue.push.next = self.ingress.push.val();
+        self.queue.push_data.next = self.ingress.push_data.val();
+        self.queue.pop.next = self.egress.pop.val();
+        self.prng.take.next = self.ingress.rnd_take.val();
+        self.prng.seed_we.next = self.regs.seed_we.val();
+        self.prng.seed.next = self.regs.seed.val();
+
+        // Egress.
+        self.egress.head_valid.next = self.queue.head_valid.val();
+        self.egress.head_data.next = self.queue.head_data.val();
+        self.egress.count.next = self.queue.count.val();
+        self.egress.out_ready.next = self.out_ready.val();
+        self.egress.link_bt.next = self.regs.link_bt.val();
+        self.egress.max_burst.next = self.regs.max_burst.val();
+        self.egress.burst_reset.next = self.ctrl.burst_reset.val();
+        self.egress.clear_counters.next = self.regs.clear_counters.val();
+        self.out_valid.next = self.egress.out_valid.val();
+        self.out_len.next = self.egress.out_len.val();
+        self.out_ecn.next = self.egress.out_ecn.val();
+        self.out_tag.next = self.egress.out_tag.val();
+        self.out_sojourn.next = self.egress.out_sojourn.val();
+        self.out_queue.next = false;
+        self.out_drop.next = false;
+
+        // Controller.
+        self.ctrl.qdelay.next = self.egress.qdelay.val();
+        self.ctrl.backlog.next = self.ingress.backlog.val();
+        self.ctrl.target.next = self.regs.target_ticks.val();
+        self.ctrl.alpha.next = self.regs.alpha.val();
+        self.ctrl.beta.next = self.regs.beta.val();
+        self.ctrl.tupdate.next = self.regs.tupdate_ns.val();
+        self.ctrl.mtu.next = self.regs.mtu.val();
+        self.ctrl.prob_we.next = self.regs.prob_we.val();
+        self.ctrl.prob_wdata.next = self.regs.prob_wdata.val();
+        self.ctrl.mtu_we.next = self.regs.mtu_we.val();
+
+        // Registers.
+        self.regs.reg_addr.next = self.reg_addr.val();
+        self.regs.reg_wdata.next = self.reg_wdata.val();
+        self.regs.reg_we.next = self.reg_we.val();
+        self.regs.reg_re.next = self.reg_re.val();
+        self.regs.ctrl_busy.next = self.ctrl.busy.val();
+        self.regs.pkts_in.next = self.ingress.pkts_in.val();
+        self.regs.sent_pkts.next = self.egress.sent_pkts.val();
+        self.regs.sent_bytes.next = self.egress.sent_bytes.val();
+        self.regs.dropped.next = self.ingress.dropped.val();
+        self.regs.overlimit.next = self.ingress.overlimit.val();
+        self.regs.marked.next = self.ingress.marked.val();
+        self.regs.backlog_bytes.next = self.ingress.backlog.val();
+        self.regs.backlog_pkts.next = self.queue.count.val();
+        self.regs.maxq.next = self.ingress.maxq.val();
+        self.regs.qdelay.next = self.egress.qdelay.val();
+        self.regs.acc.next = self.ingress.acc.val();
+        self.regs.burst.next = self.egress.burst.val();
+        self.regs.prob.next = self.ctrl.prob.val();
+        self.regs.prng_state.next = self.prng.state.val();
+        self.reg_rdata.next = self.regs.reg_rdata.val();
+        self.reg_rvalid.next = self.regs.reg_rvalid.val();
+        self.reg_err.next = self.regs.reg_err.val();
+
+        self.idle.next = !self.ingress.busy.val()
+            & !self.egress.busy.val()
+            & !self.ctrl.busy.val()
+            & !self.ctrl.pending.val()
+            & !self.regs.soft_reset.val();
+        self.next_update.next = self.ctrl.next_update.val();
+        self.link_free.next = self.egress.link_free.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_synthesizable() {
+        let mut b = PieCore::default();
+        b.connect_all();
+        yosys_validate("pie_core", &generate_verilog(&b)).unwrap();
+    }
+}

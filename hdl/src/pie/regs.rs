@@ -1,0 +1,414 @@
+//! PIE's register file: parameters in tc's units with range checks, and the read mux over the state and
+//! counters. The map itself (addresses, ranges, reset values) is `aqm_golden::pie::regs::PIE_REGS`; the
+//! addresses below are decimal literals because `#[hdl_gen]` matches only on literals (and emits them
+//! verbatim into Verilog `case` labels), and the test at the end
+//! checks every entry of that table against this block.
+//!
+//! Access takes one cycle: `reg_rdata`/`reg_rvalid` and `reg_err` are registered. A rejected write
+//! changes nothing. Writes to prob, the seed and the MTU reach their owners as strobes in the write cycle.
+
+use crate::konst::K;
+use aqm_golden::pie::consts::{ns_to_ticks, MAX_PROB};
+use aqm_golden::pie::params::DEFAULT_PARAMS as D;
+use aqm_golden::pie::regs::{CAPACITY, PIE_ID};
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct PieRegs {
+    pub clock: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    // The bus.
+    pub reg_addr: Signal<In, Bits<8>>,
+    pub reg_wdata: Signal<In, Bits<32>>,
+    pub reg_we: Signal<In, Bit>,
+    pub reg_re: Signal<In, Bit>,
+    pub reg_rdata: Signal<Out, Bits<32>>,
+    pub reg_rvalid: Signal<Out, Bit>,
+    /// Pulses the cycle after a rejected access.
+    pub reg_err: Signal<Out, Bit>,
+    // Read-only sources.
+    pub ctrl_busy: Signal<In, Bit>,
+    pub pkts_in: Signal<In, Bits<32>>,
+    pub sent_pkts: Signal<In, Bits<32>>,
+    pub sent_bytes: Signal<In, Bits<48>>,
+    pub dropped: Signal<In, Bits<32>>,
+    pub overlimit: Signal<In, Bits<32>>,
+    pub marked: Signal<In, Bits<32>>,
+    pub backlog_bytes: Signal<In, Bits<32>>,
+    pub backlog_pkts: Signal<In, Bits<11>>,
+    pub maxq: Signal<In, Bits<11>>,
+    pub qdelay: Signal<In, Bits<34>>, // ticks
+    pub acc: Signal<In, Bits<64>>,
+    pub burst: Signal<In, Bits<32>>, // ticks
+    pub prob: Signal<In, Bits<64>>,
+    pub prng_state: Signal<In, Bits<64>>,
+    // Parameters.
+    pub target_ticks: Signal<Out, Bits<24>>,
+    pub target_half: Signal<Out, Bits<24>>,
+    pub tupdate_ns: Signal<Out, Bits<32>>,
+    pub alpha: Signal<Out, Bits<6>>,
+    pub beta: Signal<Out, Bits<6>>,
+    pub limit: Signal<Out, Bits<11>>,
+    pub ecn: Signal<Out, Bit>,
+    pub bytemode: Signal<Out, Bit>,
+    pub mtu: Signal<Out, Bits<16>>,
+    pub max_burst: Signal<Out, Bits<32>>, // ticks
+    pub link_bt: Signal<Out, Bits<24>>,   // ns/byte, Q16.8
+    // Strobes to the state owners.
+    pub prob_we: Signal<Out, Bit>,
+    pub prob_wdata: Signal<Out, Bits<64>>,
+    pub seed_we: Signal<Out, Bit>,
+    pub seed: Signal<Out, Bits<64>>,
+    pub mtu_we: Signal<Out, Bit>,
+    pub clear_counters: Signal<Out, Bit>,
+    /// CONTROL.reset: resets the whole core for one cycle, the cycle after the write.
+    pub soft_reset: Signal<Out, Bit>,
+
+    target_us_r: DFF<Bits<32>>,
+    target_ticks_r: DFF<Bits<24>>,
+    tupdate_us_r: DFF<Bits<32>>,
+    tupdate_ns_r: DFF<Bits<32>>,
+    alpha_r: DFF<Bits<6>>,
+    beta_r: DFF<Bits<6>>,
+    limit_r: DFF<Bits<11>>,
+    ecn_r: DFF<Bit>,
+    bytemode_r: DFF<Bit>,
+    mtu_r: DFF<Bits<16>>,
+    burst_us_r: DFF<Bits<32>>,
+    burst_ticks_r: DFF<Bits<32>>,
+    link_bt_r: DFF<Bits<24>>,
+    seed_stage: DFF<Bits<32>>,
+    prob_stage: DFF<Bits<32>>,
+    shadow: DFF<Bits<32>>,
+    err_sticky: DFF<Bit>,
+    rdata: DFF<Bits<32>>,
+    rvalid: DFF<Bit>,
+    err: DFF<Bit>,
+    soft_rst: DFF<Bit>,
+    ok: Signal<Local, Bit>,
+    mapped: Signal<Local, Bit>,
+    us1000: Signal<Local, Bits<32>>,
+    wide: Signal<Local, Bits<64>>,
+    seed_wide: Signal<Local, Bits<64>>,
+    d_target_us: K<32, { D.target_us as u64 }>,
+    d_target_ticks: K<24, { ns_to_ticks(D.target_us as u64 * 1000) }>,
+    d_tupdate_us: K<32, { D.tupdate_us as u64 }>,
+    d_tupdate_ns: K<32, { D.tupdate_us as u64 * 1000 }>,
+    d_alpha: K<6, { D.alpha as u64 }>,
+    d_beta: K<6, { D.beta as u64 }>,
+    d_limit: K<11, { D.limit as u64 }>,
+    d_mtu: K<16, { D.mtu as u64 }>,
+    d_burst_us: K<32, { D.max_burst_us as u64 }>,
+    d_burst_ticks: K<32, { ns_to_ticks(D.max_burst_us as u64 * 1000) }>,
+    max_prob: K<64, MAX_PROB>,
+    id: K<32, { PIE_ID as u64 }>,
+    capacity: K<32, { CAPACITY as u64 }>,
+}
+
+impl Logic for PieRegs {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, target_us_r, target_ticks_r, tupdate_us_r, tupdate_ns_r, alpha_r, beta_r,
+            limit_r, ecn_r, bytemode_r, mtu_r, burst_us_r, burst_ticks_r, link_bt_r, seed_stage,
+            prob_stage, shadow, err_sticky, rdata, rvalid, err, soft_rst
+        );
+        // us -> ns without a multiplier: x * 1000 = x * 1024 - x * 16 - x * 8 (fits: x <= 10^6).
+        self.us1000.next =
+            (self.reg_wdata.val() << 10) - (self.reg_wdata.val() << 4) - (self.reg_wdata.val() << 3);
+        self.wide.next = (bit_cast::<64, 32>(self.reg_wdata.val()) << 32)
+            | bit_cast::<64, 32>(self.prob_stage.q.val());
+        self.seed_wide.next = (bit_cast::<64, 32>(self.reg_wdata.val()) << 32)
+            | bit_cast::<64, 32>(self.seed_stage.q.val());
+        self.prob_wdata.next = self.wide.val();
+        self.seed.next = self.seed_wide.val();
+        self.prob_we.next = false;
+        self.seed_we.next = false;
+        self.mtu_we.next = false;
+        self.clear_counters.next = false;
+        self.soft_rst.d.next = false;
+        self.err.d.next = false;
+        self.ok.next = false;
+        if self.reg_we.val() {
+            match self.reg_addr.val().index() {
+                1 => {
+                    // STATUS: write 1 to clear write_error.
+                    self.ok.next = true;
+                    if self.reg_wdata.val().get_bit(0) {
+                        self.err_sticky.d.next = false;
+                    }
+                }
+                2 => {
+                    // CONTROL
+                    self.ok.next = true;
+                    self.soft_rst.d.next = self.reg_wdata.val().get_bit(0);
+                    self.clear_counters.next = self.reg_wdata.val().get_bit(1);
+                }
+                16 => {
+                    // TARGET_US
+                    self.ok.next = (self.reg_wdata.val() >= 1) & (self.reg_wdata.val() <= 1_000_000);
+                    if self.ok.val() {
+                        self.target_us_r.d.next = self.reg_wdata.val();
+                        self.target_ticks_r.d.next = bit_cast::<24, 32>(self.us1000.val() >> 6);
+                    }
+                }
+                17 => {
+                    // TUPDATE_US
+                    self.ok.next =
+                        (self.reg_wdata.val() >= 100) & (self.reg_wdata.val() <= 1_000_000);
+                    if self.ok.val() {
+                        self.tupdate_us_r.d.next = self.reg_wdata.val();
+                        self.tupdate_ns_r.d.next = self.us1000.val();
+                    }
+                }
+                18 => {
+                    // ALPHA
+                    self.ok.next = self.reg_wdata.val() <= 32;
+                    if self.ok.val() {
+                        self.alpha_r.d.next = self.reg_wdata.val().get_bits::<6>(0);
+                    }
+                }
+                19 => {
+                    // BETA
+                    self.ok.next = self.reg_wdata.val() <= 32;
+                    if self.ok.val() {
+                        self.beta_r.d.next = self.reg_wdata.val().get_bits::<6>(0);
+                    }
+                }
+                20 => {
+                    // LIMIT
+                    self.ok.next = (self.reg_wdata.val() >= 1) & (self.reg_wdata.val() <= 1024);
+                    if self.ok.val() {
+                        self.limit_r.d.next = self.reg_wdata.val().get_bits::<11>(0);
+                    }
+                }
+                21 => {
+                    // ECN
+                    self.ok.next = self.reg_wdata.val() <= 1;
+                    if self.ok.val() {
+                        self.ecn_r.d.next = self.reg_wdata.val().get_bit(0);
+                    }
+                }
+                22 => {
+                    // BYTEMODE
+                    self.ok.next = self.reg_wdata.val() <= 1;
+                    if self.ok.val() {
+                        self.bytemode_r.d.next = self.reg_wdata.val().get_bit(0);
+                    }
+                }
+                23 => {
+                    // MTU
+                    self.ok.next = (self.reg_wdata.val() >= 64) & (self.reg_wdata.val() <= 2047);
+                    if self.ok.val() {
+                        self.mtu_r.d.next = self.reg_wdata.val().get_bits::<16>(0);
+                        self.mtu_we.next = true;
+                    }
+                }
+                24 => {
+                    // MAX_BURST_US
+                    self.ok.next = self.reg_wdata.val() <= 1_000_000;
+                    if self.ok.val() {
+                        self.burst_us_r.d.next = self.reg_wdata.val();
+                        self.burst_ticks_r.d.next = self.us1000.val() >> 6;
+                    }
+                }
+                25 => {
+                    // LINK_BYTE_TIME
+                    self.ok.next = self.reg_wdata.val() <= 0xFF_FFFF;
+                    if self.ok.val() {
+                        self.link_bt_r.d.next = self.reg_wdata.val().get_bits::<24>(0);
+                    }
+                }
+                26 => {
+                    // SEED_LO
+                    self.ok.next = true;
+                    self.seed_stage.d.next = self.reg_wdata.val();
+                }
+                27 => {
+                    // SEED_HI: zero is a fixed point of the generator.
+                    self.ok.next = self.seed_wide.val().any();
+                    self.seed_we.next = self.ok.val();
+                }
+                28 => {
+                    // PROB_LO
+                    self.ok.next = true;
+                    self.prob_stage.d.next = self.reg_wdata.val();
+                }
+                29 => {
+                    // PROB_HI
+                    self.ok.next = (self.wide.val() <= self.max_prob.val()) & !self.ctrl_busy.val();
+                    self.prob_we.next = self.ok.val();
+                }
+                _ => {
+                    self.ok.next = false;
+                }
+            }
+            if !self.ok.val() {
+                self.err.d.next = true;
+                self.err_sticky.d.next = true;
+            }
+        }
+
+        self.rvalid.d.next = self.reg_re.val();
+        self.mapped.next = true;
+        if self.reg_re.val() {
+            self.rdata.d.next = 0.into();
+            match self.reg_addr.val().index() {
+                0 => {
+                    self.rdata.d.next = self.id.val();
+                }
+                1 => {
+                    self.rdata.d.next = (bit_cast::<32, 1>(self.ctrl_busy.val().into()) << 1)
+                        | bit_cast::<32, 1>(self.err_sticky.q.val().into());
+                }
+                2 => {
+                    self.rdata.d.next = 0.into();
+                }
+                3 => {
+                    self.rdata.d.next = self.capacity.val();
+                }
+                16 => {
+                    self.rdata.d.next = self.target_us_r.q.val();
+                }
+                17 => {
+                    self.rdata.d.next = self.tupdate_us_r.q.val();
+                }
+                18 => {
+                    self.rdata.d.next = bit_cast::<32, 6>(self.alpha_r.q.val());
+                }
+                19 => {
+                    self.rdata.d.next = bit_cast::<32, 6>(self.beta_r.q.val());
+                }
+                20 => {
+                    self.rdata.d.next = bit_cast::<32, 11>(self.limit_r.q.val());
+                }
+                21 => {
+                    self.rdata.d.next = bit_cast::<32, 1>(self.ecn_r.q.val().into());
+                }
+                22 => {
+                    self.rdata.d.next = bit_cast::<32, 1>(self.bytemode_r.q.val().into());
+                }
+                23 => {
+                    self.rdata.d.next = bit_cast::<32, 16>(self.mtu_r.q.val());
+                }
+                24 => {
+                    self.rdata.d.next = self.burst_us_r.q.val();
+                }
+                25 => {
+                    self.rdata.d.next = bit_cast::<32, 24>(self.link_bt_r.q.val());
+                }
+                26 => {
+                    self.rdata.d.next = self.prng_state.val().get_bits::<32>(0);
+                    self.shadow.d.next = self.prng_state.val().get_bits::<32>(32);
+                }
+                27 => {
+                    self.rdata.d.next = self.shadow.q.val();
+                }
+                28 => {
+                    self.rdata.d.next = self.prob.val().get_bits::<32>(0);
+                    self.shadow.d.next = self.prob.val().get_bits::<32>(32);
+                }
+                29 => {
+                    self.rdata.d.next = self.shadow.q.val();
+                }
+                32 => {
+                    self.rdata.d.next = self.pkts_in.val();
+                }
+                33 => {
+                    self.rdata.d.next = self.sent_pkts.val();
+                }
+                34 => {
+                    self.rdata.d.next = self.sent_bytes.val().get_bits::<32>(0);
+                    self.shadow.d.next = bit_cast::<32, 16>(self.sent_bytes.val().get_bits::<16>(32));
+                }
+                35 => {
+                    self.rdata.d.next = self.shadow.q.val();
+                }
+                36 => {
+                    self.rdata.d.next = self.dropped.val();
+                }
+                37 => {
+                    self.rdata.d.next = self.overlimit.val();
+                }
+                38 => {
+                    self.rdata.d.next = self.marked.val();
+                }
+                39 => {
+                    self.rdata.d.next = self.backlog_bytes.val();
+                }
+                40 => {
+                    self.rdata.d.next = bit_cast::<32, 11>(self.backlog_pkts.val());
+                }
+                41 => {
+                    self.rdata.d.next = bit_cast::<32, 11>(self.maxq.val());
+                }
+                42 => {
+                    self.rdata.d.next = self.qdelay.val().get_bits::<32>(0);
+                    if self.qdelay.val().get_bits::<2>(32).any() {
+                        self.rdata.d.next = 0xFFFF_FFFF_u64.into();
+                    }
+                }
+                43 => {
+                    self.rdata.d.next = self.acc.val().get_bits::<32>(0);
+                    self.shadow.d.next = self.acc.val().get_bits::<32>(32);
+                }
+                44 => {
+                    self.rdata.d.next = self.shadow.q.val();
+                }
+                45 => {
+                    self.rdata.d.next = self.burst.val();
+                }
+                _ => {
+                    self.mapped.next = false;
+                }
+            }
+            if !self.mapped.val() {
+                self.err.d.next = true;
+            }
+        }
+
+        self.reg_rdata.next = self.rdata.q.val();
+        self.reg_rvalid.next = self.rvalid.q.val();
+        self.reg_err.next = self.err.q.val();
+        self.soft_reset.next = self.soft_rst.q.val();
+        self.target_ticks.next = self.target_ticks_r.q.val();
+        self.target_half.next = self.target_ticks_r.q.val() >> 1;
+        self.tupdate_ns.next = self.tupdate_ns_r.q.val();
+        self.alpha.next = self.alpha_r.q.val();
+        self.beta.next = self.beta_r.q.val();
+        self.limit.next = self.limit_r.q.val();
+        self.ecn.next = self.ecn_r.q.val();
+        self.bytemode.next = self.bytemode_r.q.val();
+        self.mtu.next = self.mtu_r.q.val();
+        self.max_burst.next = self.burst_ticks_r.q.val();
+        self.link_bt.next = self.link_bt_r.q.val();
+
+        if self.rst.val() {
+            self.target_us_r.d.next = self.d_target_us.val();
+            self.target_ticks_r.d.next = self.d_target_ticks.val();
+            self.tupdate_us_r.d.next = self.d_tupdate_us.val();
+            self.tupdate_ns_r.d.next = self.d_tupdate_ns.val();
+            self.alpha_r.d.next = self.d_alpha.val();
+            self.beta_r.d.next = self.d_beta.val();
+            self.limit_r.d.next = self.d_limit.val();
+            self.ecn_r.d.next = false;
+            self.bytemode_r.d.next = false;
+            self.mtu_r.d.next = self.d_mtu.val();
+            self.burst_us_r.d.next = self.d_burst_us.val();
+            self.burst_ticks_r.d.next = self.d_burst_ticks.val();
+            self.link_bt_r.d.next = 0.into();
+            self.seed_stage.d.next = 0.into();
+            self.prob_stage.d.next = 0.into();
+            self.shadow.d.next = 0.into();
+            self.err_sticky.d.next = false;
+            self.rdata.d.next = 0.into();
+            self.rvalid.d.next = false;
+            self.err.d.next = false;
+            self.soft_rst.d.next = false;
+            self.prob_we.next = false;
+            self.seed_we.next = false;
+            self.mtu_we.next = false;
+            self.clear_counters.next = false;
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! The random generator: xorshift64 (13, 7, 17), one step per consumed word (see `aqm_golden::prng`).
+
+use aqm_golden::prng::DEFAULT_SEED;
+use crate::konst::K;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct Prng {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset: back to the default seed.
+    pub rst: Signal<In, Bit>,
+    /// Consume `word`: the state advances to it at the clock edge.
+    pub take: Signal<In, Bit>,
+    /// Load `seed` (non-zero; the register file rejects zero). Wins over `take`.
+    pub seed_we: Signal<In, Bit>,
+    pub seed: Signal<In, Bits<64>>,
+    /// The next word, valid every cycle: one xorshift step of the state.
+    pub word: Signal<Out, Bits<64>>,
+    /// The current state (readable through the register file).
+    pub state: Signal<Out, Bits<64>>,
+    x1: Signal<Local, Bits<64>>,
+    x2: Signal<Local, Bits<64>>,
+    st: DFF<Bits<64>>,
+    default_seed: K<64, DEFAULT_SEED>,
+}
+
+impl Logic for Prng {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, st);
+        self.x1.next = self.st.q.val() ^ (self.st.q.val() << 13);
+        self.x2.next = self.x1.val() ^ (self.x1.val() >> 7);
+        self.word.next = self.x2.val() ^ (self.x2.val() << 17);
+        self.state.next = self.st.q.val();
+        if self.take.val() {
+            self.st.d.next = self.word.val();
+        }
+        if self.seed_we.val() {
+            self.st.d.next = self.seed.val();
+        }
+        if self.rst.val() {
+            self.st.d.next = self.default_seed.val();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{clock_edge, settle};
+    use aqm_golden::prng::XorShift64;
+
+    #[test]
+    fn steps_like_the_golden_generator_only_when_a_word_is_taken() {
+        let mut p = Prng::default();
+        p.connect_all();
+        let mut g = XorShift64::default();
+        p.rst.next = true;
+        settle(&mut p);
+        clock_edge(&mut p, |p| &mut p.clock);
+        p.rst.next = false;
+        for i in 0..500u64 {
+            let take = i % 3 != 0;
+            let seed = i % 97 == 50;
+            p.take.next = take;
+            p.seed_we.next = seed;
+            p.seed.next = (0x1234_5678_9abc_def0u64 ^ i).to_bits();
+            settle(&mut p);
+            assert_eq!(p.state.val().to_u64(), g.state(), "cycle {i}");
+            assert_eq!(p.word.val().to_u64(), XorShift64::step(g.state()), "cycle {i}");
+            if seed {
+                g = XorShift64::new(0x1234_5678_9abc_def0u64 ^ i).unwrap();
+            } else if take {
+                g.next_word();
+            }
+            clock_edge(&mut p, |p| &mut p.clock);
+        }
+    }
+}
