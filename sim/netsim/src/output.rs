@@ -1,0 +1,214 @@
+//! Tables for the terminal, CSV and JSON files. Numbers are printed from the values alone (no wall clock,
+//! no map iteration order), so the same runs give the same bytes.
+
+use crate::runner::{Report, SummaryRow};
+use crate::Error;
+use serde_json::{json, Map, Value};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Columns left out of the terminal table (they are in the CSV and JSON files).
+fn in_table(name: &str) -> bool {
+    !(name.starts_with("goodput.") || name == "short_done" || name == "short_unfinished")
+}
+
+fn is_count(name: &str) -> bool {
+    name.starts_with("drops.") || name.starts_with("marks.") || name.starts_with("short_") || name == "timeouts_long"
+}
+
+/// A value for the terminal: counts as integers, others with three significant-ish digits.
+fn fmt_value(name: &str, v: Option<f64>) -> String {
+    match v {
+        None => "-".into(),
+        Some(v) if is_count(name) && v.fract() == 0.0 => format!("{v:.0}"),
+        Some(v) if v.abs() >= 100.0 => format!("{v:.1}"),
+        Some(v) if v.abs() >= 10.0 => format!("{v:.2}"),
+        Some(v) => format!("{v:.3}"),
+    }
+}
+
+/// Column names in first-seen order over `rows`.
+fn column_names<'a>(rows: impl Iterator<Item = &'a Vec<(String, Option<f64>)>>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for cols in rows {
+        for (n, v) in cols {
+            if v.is_some() && !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
+    names
+}
+
+fn lookup(cols: &[(String, Option<f64>)], name: &str) -> Option<f64> {
+    cols.iter().find(|(n, _)| n == name).and_then(|(_, v)| *v)
+}
+
+fn render(header: Vec<String>, body: Vec<Vec<String>>) -> String {
+    let mut widths: Vec<usize> = header.iter().map(String::len).collect();
+    for row in &body {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for (i, row) in std::iter::once(&header).chain(&body).enumerate() {
+        let line: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(c, (cell, w))| if c < 2 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+            .collect();
+        let _ = writeln!(out, "{}", line.join("  ").trim_end());
+        if i == 0 {
+            let _ = writeln!(out, "{}", widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+        }
+    }
+    out
+}
+
+/// The median table: one row per (point, AQM).
+pub fn summary_table(report: &Report) -> String {
+    let rows = report.summary();
+    let names: Vec<String> = column_names(rows.iter().map(|r| &r.columns))
+        .into_iter()
+        .filter(|n| in_table(n))
+        .collect();
+    let mut header = vec!["point".to_string(), "aqm".to_string()];
+    header.extend(names.iter().cloned());
+    let body = rows
+        .iter()
+        .map(|r| {
+            let mut cells = vec![r.point.clone(), r.aqm.clone()];
+            cells.extend(names.iter().map(|n| fmt_value(n, lookup(&r.columns, n))));
+            cells
+        })
+        .collect();
+    let mut out = format!(
+        "scenario {} ({}), median over seeds {}\n",
+        report.scenario.name,
+        report.scenario.description,
+        report.seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+    );
+    out += &render(header, body);
+    out
+}
+
+/// The per-seed table: one row per run.
+pub fn per_seed_table(report: &Report) -> String {
+    let cols: Vec<Vec<(String, Option<f64>)>> = report.runs.iter().map(|r| r.metrics.columns()).collect();
+    let names: Vec<String> = column_names(cols.iter()).into_iter().filter(|n| in_table(n)).collect();
+    let mut header = vec!["point".to_string(), "aqm".to_string(), "seed".to_string()];
+    header.extend(names.iter().cloned());
+    let body = report
+        .runs
+        .iter()
+        .zip(&cols)
+        .map(|(r, c)| {
+            let mut cells = vec![r.point.clone(), r.aqm.clone(), r.seed.to_string()];
+            cells.extend(names.iter().map(|n| fmt_value(n, lookup(c, n))));
+            cells
+        })
+        .collect();
+    render(header, body)
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+fn csv_number(v: Option<f64>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// summary.csv: the medians, every column.
+pub fn summary_csv(rows: &[SummaryRow]) -> String {
+    let names = column_names(rows.iter().map(|r| &r.columns));
+    let mut out = format!("point,aqm,{}\n", names.join(","));
+    for r in rows {
+        let values: Vec<String> = names.iter().map(|n| csv_number(lookup(&r.columns, n))).collect();
+        let _ = writeln!(out, "{},{},{}", csv_field(&r.point), csv_field(&r.aqm), values.join(","));
+    }
+    out
+}
+
+/// runs.csv: every run, every column.
+pub fn runs_csv(report: &Report) -> String {
+    let cols: Vec<Vec<(String, Option<f64>)>> = report.runs.iter().map(|r| r.metrics.columns()).collect();
+    let mut names = column_names(cols.iter());
+    names.extend(["events", "generated", "delivered", "dropped"].map(String::from));
+    let mut out = format!("point,aqm,seed,{}\n", names.join(","));
+    for (r, c) in report.runs.iter().zip(&cols) {
+        let k = &r.metrics.conservation;
+        let values: Vec<String> = names
+            .iter()
+            .map(|n| match n.as_str() {
+                "events" => r.metrics.events.to_string(),
+                "generated" => k.generated.to_string(),
+                "delivered" => k.delivered.to_string(),
+                "dropped" => k.dropped.to_string(),
+                _ => csv_number(lookup(c, n)),
+            })
+            .collect();
+        let _ = writeln!(out, "{},{},{},{}", csv_field(&r.point), csv_field(&r.aqm), r.seed, values.join(","));
+    }
+    out
+}
+
+/// results.json: the scenario, the medians and every run's metrics.
+pub fn json(report: &Report) -> String {
+    let summary: Vec<Value> = report
+        .summary()
+        .iter()
+        .map(|r| {
+            let metrics: Map<String, Value> = r.columns.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
+            json!({ "point": r.point, "aqm": r.aqm, "median": metrics })
+        })
+        .collect();
+    let runs: Vec<Value> = report
+        .runs
+        .iter()
+        .map(|r| json!({ "point": r.point, "aqm": r.aqm, "seed": r.seed, "metrics": r.metrics }))
+        .collect();
+    let doc = json!({
+        "scenario": report.scenario,
+        "aqms": report.aqms,
+        "seeds": report.seeds,
+        "summary": summary,
+        "runs": runs,
+    });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    s.push('\n');
+    s
+}
+
+pub(crate) fn write_file(path: &Path, contents: &str) -> Result<(), Error> {
+    std::fs::write(path, contents).map_err(|source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Writes summary.csv, runs.csv and results.json into `dir` (created if needed); returns the paths.
+pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
+    std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+        path: dir.display().to_string(),
+        source,
+    })?;
+    let files = [
+        ("summary.csv", summary_csv(&report.summary())),
+        ("runs.csv", runs_csv(report)),
+        ("results.json", json(report)),
+    ];
+    let mut written = Vec::new();
+    for (name, text) in files {
+        let path = dir.join(name);
+        write_file(&path, &text)?;
+        written.push(path.display().to_string());
+    }
+    Ok(written)
+}

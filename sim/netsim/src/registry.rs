@@ -1,0 +1,498 @@
+//! The one place where AQMs are made by name: `"codel"`, `"codel:target=5ms,interval=100ms"`.
+//!
+//! Built in: the software references (tail drop, RED, Adaptive RED, CoDel, FQ-CoDel) and slots for the
+//! fixed-point golden PIE and DualPI2 models. Other crates add their own (the Verilated hardware cores,
+//! `"pie (hw)"`) with [`Registry::register`]. A factory gets the run's seed and link rate and the
+//! parameter overrides; it takes the parameters it knows through the typed getters of [`Params`], and any
+//! left over is reported as unknown.
+
+use crate::units::{parse_bool, parse_duration_ns, parse_rate_bps};
+use aqm_golden::reference::{Codel, CodelParams, FqCodel, FqCodelParams, Red, RedParams, TailDrop, TailDropParams};
+use aqm_golden::Aqm;
+use std::fmt;
+use std::sync::Arc;
+
+/// What went wrong making an AQM.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    #[error("unknown AQM {name:?}; known: {known}")]
+    UnknownAqm { name: String, known: String },
+    #[error("AQM {name:?} is not available yet: {why}")]
+    NotAvailable { name: String, why: String },
+    #[error("bad AQM spec {spec:?}: {why} (expected NAME or NAME:key=value,key=value)")]
+    BadSpec { spec: String, why: String },
+    #[error("{aqm}: unknown parameter {key:?}; known: {known}")]
+    UnknownParam { aqm: String, key: String, known: String },
+    #[error("{aqm}: parameter {key}={value:?}: {why}")]
+    BadValue {
+        aqm: String,
+        key: String,
+        value: String,
+        why: String,
+    },
+}
+
+/// An AQM by name with parameter overrides, as written on the command line or in a scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AqmSpec {
+    pub name: String,
+    pub params: Vec<(String, String)>,
+}
+
+impl AqmSpec {
+    /// Parses `name` or `name:key=value,key=value`.
+    pub fn parse(s: &str) -> Result<AqmSpec, RegistryError> {
+        let bad = |why: &str| RegistryError::BadSpec {
+            spec: s.to_string(),
+            why: why.to_string(),
+        };
+        let (name, rest) = match s.split_once(':') {
+            Some((n, r)) => (n.trim(), Some(r)),
+            None => (s.trim(), None),
+        };
+        if name.is_empty() {
+            return Err(bad("the AQM name is empty"));
+        }
+        let mut params = Vec::new();
+        for item in rest.into_iter().flat_map(|r| r.split(',')) {
+            let (k, v) = item.split_once('=').ok_or_else(|| bad(&format!("{item:?} is not key=value")))?;
+            let (k, v) = (k.trim(), v.trim());
+            if k.is_empty() || v.is_empty() {
+                return Err(bad(&format!("{item:?} has an empty key or value")));
+            }
+            if params.iter().any(|(pk, _)| pk == k) {
+                return Err(bad(&format!("{k} is given twice")));
+            }
+            params.push((k.to_string(), v.to_string()));
+        }
+        Ok(AqmSpec {
+            name: name.to_string(),
+            params,
+        })
+    }
+}
+
+impl fmt::Display for AqmSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        for (i, (k, v)) in self.params.iter().enumerate() {
+            write!(f, "{}{k}={v}", if i == 0 { ':' } else { ',' })?;
+        }
+        Ok(())
+    }
+}
+
+/// What a factory knows about the run it makes an AQM for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FactoryContext {
+    /// The run's seed (FQ-CoDel's hash key, RED's and PIE's/DualPI2's random draws come from it).
+    pub seed: u64,
+    /// The bottleneck rate, bit/s.
+    pub link_rate_bps: u64,
+}
+
+/// Parameter overrides handed to a factory. Each typed getter takes its key (if given) and remembers the
+/// key as known; [`Params::finish`] then rejects keys nobody took.
+#[derive(Clone, Debug)]
+pub struct Params {
+    aqm: String,
+    items: Vec<(String, String, bool)>,
+    known: Vec<String>,
+}
+
+impl Params {
+    pub fn new(aqm: &str, items: &[(String, String)]) -> Params {
+        Params {
+            aqm: aqm.to_string(),
+            items: items.iter().map(|(k, v)| (k.clone(), v.clone(), false)).collect(),
+            known: Vec::new(),
+        }
+    }
+
+    /// The AQM these parameters are for.
+    pub fn aqm(&self) -> &str {
+        &self.aqm
+    }
+
+    /// Takes `key` as a raw string.
+    pub fn take(&mut self, key: &str) -> Option<String> {
+        self.known.push(key.to_string());
+        let item = self.items.iter_mut().find(|(k, _, _)| k == key)?;
+        item.2 = true;
+        Some(item.1.clone())
+    }
+
+    /// Takes every key not taken yet, for factories that pass them on (by tc name) to a model that checks
+    /// them itself.
+    pub fn take_rest(&mut self) -> Vec<(String, String)> {
+        self.items
+            .iter_mut()
+            .filter(|(_, _, used)| !*used)
+            .map(|(k, v, used)| {
+                *used = true;
+                (k.clone(), v.clone())
+            })
+            .collect()
+    }
+
+    /// An error about `key`'s value.
+    pub fn bad_value(&self, key: &str, value: &str, why: impl Into<String>) -> RegistryError {
+        RegistryError::BadValue {
+            aqm: self.aqm.clone(),
+            key: key.to_string(),
+            value: value.to_string(),
+            why: why.into(),
+        }
+    }
+
+    fn parsed<T>(&mut self, key: &str, parse: impl Fn(&str) -> Result<T, String>) -> Result<Option<T>, RegistryError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(v) => parse(&v).map(Some).map_err(|why| self.bad_value(key, &v, why)),
+        }
+    }
+
+    /// A duration with a unit (`5ms`), in ns; must be positive.
+    pub fn duration_ns(&mut self, key: &str) -> Result<Option<u64>, RegistryError> {
+        self.parsed(key, |v| match parse_duration_ns(v)? {
+            0 => Err("must be more than 0".into()),
+            ns => Ok(ns),
+        })
+    }
+
+    /// A rate with a unit (`20Mbit`), in bit/s; must be positive.
+    pub fn rate_bps(&mut self, key: &str) -> Result<Option<u64>, RegistryError> {
+        self.parsed(key, |v| match parse_rate_bps(v)? {
+            0 => Err("must be more than 0".into()),
+            bps => Ok(bps),
+        })
+    }
+
+    /// A whole number in `min..=max`.
+    pub fn integer(&mut self, key: &str, min: u64, max: u64) -> Result<Option<u64>, RegistryError> {
+        self.parsed(key, |v| {
+            let n: u64 = v.parse().map_err(|_| "expected a whole number".to_string())?;
+            if (min..=max).contains(&n) {
+                Ok(n)
+            } else {
+                Err(format!("must be in {min}..={max}"))
+            }
+        })
+    }
+
+    /// A real number in `min..=max`.
+    pub fn real(&mut self, key: &str, min: f64, max: f64) -> Result<Option<f64>, RegistryError> {
+        self.parsed(key, |v| {
+            let x: f64 = v.parse().map_err(|_| "expected a number".to_string())?;
+            if x.is_finite() && x >= min && x <= max {
+                Ok(x)
+            } else {
+                Err(format!("must be in {min}..={max}"))
+            }
+        })
+    }
+
+    /// A switch (`on`/`off`, `true`/`false`, `1`/`0`).
+    pub fn switch(&mut self, key: &str) -> Result<Option<bool>, RegistryError> {
+        self.parsed(key, parse_bool)
+    }
+
+    /// Fails on the first key no getter took.
+    pub fn finish(self) -> Result<(), RegistryError> {
+        match self.items.iter().find(|(_, _, used)| !used) {
+            None => Ok(()),
+            Some((key, _, _)) => Err(RegistryError::UnknownParam {
+                aqm: self.aqm.clone(),
+                key: key.clone(),
+                known: if self.known.is_empty() {
+                    "none".into()
+                } else {
+                    self.known.join(", ")
+                },
+            }),
+        }
+    }
+}
+
+/// Makes an AQM for one run.
+pub type Factory = Arc<dyn Fn(&FactoryContext, &mut Params) -> Result<Box<dyn Aqm>, RegistryError> + Send + Sync>;
+
+#[derive(Clone)]
+struct Entry {
+    name: String,
+    aliases: Vec<String>,
+    about: String,
+    /// Err: a slot for a model that has not landed, with the reason.
+    factory: Result<Factory, String>,
+}
+
+/// One row of [`Registry::list`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegistryRow {
+    pub name: String,
+    pub aliases: Vec<String>,
+    pub about: String,
+    pub available: bool,
+}
+
+/// AQMs by name, in registration order.
+#[derive(Clone)]
+pub struct Registry {
+    entries: Vec<Entry>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry::with_builtins()
+    }
+}
+
+impl Registry {
+    /// A registry with nothing in it.
+    pub fn empty() -> Registry {
+        Registry { entries: Vec::new() }
+    }
+
+    /// The software references and the golden-model slots.
+    pub fn with_builtins() -> Registry {
+        let mut r = Registry::empty();
+        r.register("taildrop", "drop-tail FIFO (pfifo); limit=1000 packets", taildrop);
+        r.alias("pfifo", "taildrop");
+        r.register("red", "RED with the count correction; limit, min_th, max_th, max_p, w_q, ecn, avpkt", |c, p| {
+            red(c, p, false)
+        });
+        r.register("ared", "Adaptive RED (max_p adapted every 500 ms); same parameters as red", |c, p| {
+            red(c, p, true)
+        });
+        r.register("codel", "CoDel (RFC 8289); target, interval, limit, ecn, mtu", codel);
+        r.register(
+            "fq_codel",
+            "FQ-CoDel (RFC 8290); flows, quantum, limit, memory_limit, drop_batch, target, interval, ecn, mtu",
+            fq_codel,
+        );
+        r.alias("fq-codel", "fq_codel");
+        r.register_slot(
+            "pie",
+            "PIE, the fixed-point golden model of the hardware (spec/pie.md)",
+            "aqm_golden::pie::PieQdisc has not landed yet",
+        );
+        r.register_slot(
+            "dualpi2",
+            "DualPI2, the fixed-point golden model of the hardware (spec/dualpi2.md)",
+            "aqm_golden::dualpi2::DualPi2Qdisc has not landed yet",
+        );
+        r
+    }
+
+    /// Adds (or replaces) the AQM `name`.
+    pub fn register<F>(&mut self, name: &str, about: &str, factory: F)
+    where
+        F: Fn(&FactoryContext, &mut Params) -> Result<Box<dyn Aqm>, RegistryError> + Send + Sync + 'static,
+    {
+        self.insert(name, about, Ok(Arc::new(factory)));
+    }
+
+    /// Adds a slot for an AQM that is not available; making it fails with `why`.
+    pub fn register_slot(&mut self, name: &str, about: &str, why: &str) {
+        self.insert(name, about, Err(why.to_string()));
+    }
+
+    fn insert(&mut self, name: &str, about: &str, factory: Result<Factory, String>) {
+        let entry = Entry {
+            name: name.to_string(),
+            aliases: Vec::new(),
+            about: about.to_string(),
+            factory,
+        };
+        match self.entries.iter_mut().find(|e| e.name == name) {
+            Some(e) => {
+                e.about = entry.about;
+                e.factory = entry.factory;
+            }
+            None => self.entries.push(entry),
+        }
+    }
+
+    /// Makes `alias` another name for `name` (which must be registered).
+    pub fn alias(&mut self, alias: &str, name: &str) {
+        if let Some(e) = self.entries.iter_mut().find(|e| e.name == name) {
+            e.aliases.push(alias.to_string());
+        }
+    }
+
+    fn find(&self, name: &str) -> Result<&Entry, RegistryError> {
+        self.entries
+            .iter()
+            .find(|e| e.name == name || e.aliases.iter().any(|a| a == name))
+            .ok_or_else(|| RegistryError::UnknownAqm {
+                name: name.to_string(),
+                known: self.entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", "),
+            })
+    }
+
+    /// Makes the AQM `spec` names for a run.
+    pub fn create(&self, spec: &AqmSpec, ctx: &FactoryContext) -> Result<Box<dyn Aqm>, RegistryError> {
+        let entry = self.find(&spec.name)?;
+        let factory = entry.factory.as_ref().map_err(|why| RegistryError::NotAvailable {
+            name: entry.name.clone(),
+            why: why.clone(),
+        })?;
+        let mut params = Params::new(&entry.name, &spec.params);
+        let aqm = factory(ctx, &mut params)?;
+        params.finish()?;
+        Ok(aqm)
+    }
+
+    /// Every AQM, in registration order.
+    pub fn list(&self) -> Vec<RegistryRow> {
+        self.entries
+            .iter()
+            .map(|e| RegistryRow {
+                name: e.name.clone(),
+                aliases: e.aliases.clone(),
+                about: e.about.clone(),
+                available: e.factory.is_ok(),
+            })
+            .collect()
+    }
+
+    /// Names of the AQMs that can be made now.
+    pub fn available(&self) -> Vec<String> {
+        self.entries.iter().filter(|e| e.factory.is_ok()).map(|e| e.name.clone()).collect()
+    }
+}
+
+fn limit(p: &mut Params, default: usize) -> Result<usize, RegistryError> {
+    Ok(p.integer("limit", 1, 10_000_000)?.map_or(default, |v| v as usize))
+}
+
+fn taildrop(_: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
+    let d = TailDropParams::default();
+    Ok(Box::new(TailDrop::new(TailDropParams {
+        limit: limit(p, d.limit)?,
+    })))
+}
+
+fn red(ctx: &FactoryContext, p: &mut Params, adaptive: bool) -> Result<Box<dyn Aqm>, RegistryError> {
+    let d = RedParams::default();
+    let params = RedParams {
+        limit: limit(p, d.limit)?,
+        min_th: p.real("min_th", 0.0, 1e7)?.unwrap_or(d.min_th),
+        max_th: p.real("max_th", 0.0, 1e7)?.unwrap_or(d.max_th),
+        max_p: p.real("max_p", 0.0, 1.0)?.unwrap_or(d.max_p),
+        w_q: p.real("w_q", 0.0, 1.0)?.unwrap_or(d.w_q),
+        ecn: p.switch("ecn")?.unwrap_or(d.ecn),
+        adaptive,
+        avpkt: p.integer("avpkt", 1, 65_535)?.map_or(d.avpkt, |v| v as u32),
+        link_rate_bps: ctx.link_rate_bps,
+    };
+    if params.min_th >= params.max_th {
+        let v = format!("{}", params.min_th);
+        return Err(p.bad_value("min_th", &v, format!("must be below max_th ({})", params.max_th)));
+    }
+    Ok(Box::new(Red::new(params, ctx.seed)))
+}
+
+fn codel_times(p: &mut Params, target: u64, interval: u64) -> Result<(u64, u64), RegistryError> {
+    Ok((
+        p.duration_ns("target")?.unwrap_or(target),
+        p.duration_ns("interval")?.unwrap_or(interval),
+    ))
+}
+
+fn codel(_: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
+    let d = CodelParams::default();
+    let (target_ns, interval_ns) = codel_times(p, d.target_ns, d.interval_ns)?;
+    Ok(Box::new(Codel::new(CodelParams {
+        target_ns,
+        interval_ns,
+        limit: limit(p, d.limit)?,
+        ecn: p.switch("ecn")?.unwrap_or(d.ecn),
+        mtu: p.integer("mtu", 64, 65_535)?.map_or(d.mtu, |v| v as u32),
+    })))
+}
+
+fn fq_codel(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
+    let d = FqCodelParams::default();
+    let (target_ns, interval_ns) = codel_times(p, d.target_ns, d.interval_ns)?;
+    Ok(Box::new(FqCodel::new(
+        FqCodelParams {
+            flows: p.integer("flows", 1, 65_536)?.map_or(d.flows, |v| v as usize),
+            quantum: p.integer("quantum", 1, 1 << 20)?.map_or(d.quantum, |v| v as u32),
+            limit: limit(p, d.limit)?,
+            memory_limit: p.integer("memory_limit", 1, 1 << 40)?.unwrap_or(d.memory_limit),
+            drop_batch: p.integer("drop_batch", 1, 1 << 16)?.map_or(d.drop_batch, |v| v as usize),
+            target_ns,
+            interval_ns,
+            ecn: p.switch("ecn")?.unwrap_or(d.ecn),
+            mtu: p.integer("mtu", 64, 65_535)?.map_or(d.mtu, |v| v as u32),
+        },
+        ctx.seed,
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CTX: FactoryContext = FactoryContext {
+        seed: 1,
+        link_rate_bps: 20_000_000,
+    };
+
+    #[test]
+    fn specs_parse_names_and_overrides_and_print_back() {
+        let s = AqmSpec::parse("codel:target=5ms,interval=100ms").unwrap();
+        assert_eq!(s.name, "codel");
+        assert_eq!(s.params.len(), 2);
+        assert_eq!(s.to_string(), "codel:target=5ms,interval=100ms");
+        assert!(AqmSpec::parse(":x=1").is_err());
+        assert!(AqmSpec::parse("codel:target").is_err());
+        assert!(AqmSpec::parse("codel:target=1ms,target=2ms").is_err());
+    }
+
+    #[test]
+    fn every_available_builtin_is_made_by_name_and_alias() {
+        let r = Registry::with_builtins();
+        for name in r.available().iter().map(String::as_str).chain(["pfifo", "fq-codel"]) {
+            let aqm = r.create(&AqmSpec::parse(name).unwrap(), &CTX).unwrap();
+            assert_eq!(aqm.backlog_packets(), 0, "{name}");
+        }
+    }
+
+    #[test]
+    fn golden_slots_say_they_are_not_available() {
+        let r = Registry::with_builtins();
+        for name in ["pie", "dualpi2"] {
+            if !r.available().iter().any(|a| a == name) {
+                let e = r.create(&AqmSpec::parse(name).unwrap(), &CTX).err().unwrap();
+                assert!(matches!(e, RegistryError::NotAvailable { .. }), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_overrides_name_the_key_and_what_was_expected() {
+        let r = Registry::with_builtins();
+        let err = |s: &str| r.create(&AqmSpec::parse(s).unwrap(), &CTX).err().unwrap().to_string();
+        assert!(err("codel:target=5").contains("target=\"5\""));
+        assert!(err("codel:target=5").contains("unit"));
+        assert!(err("codel:foo=1").contains("unknown parameter \"foo\"; known: target, interval"));
+        assert!(err("red:min_th=80").contains("must be below max_th"));
+        assert!(err("taildrop:limit=0").contains("1..="));
+        assert!(err("nosuch").contains("unknown AQM"));
+    }
+
+    #[test]
+    fn outside_factories_can_be_registered_and_replace_slots() {
+        let mut r = Registry::with_builtins();
+        r.register("pie (hw)", "test", |ctx, p| {
+            let n = p.integer("limit", 1, 100)?.unwrap_or(5) as usize;
+            assert_eq!(ctx.seed, 1);
+            Ok(Box::new(TailDrop::new(TailDropParams { limit: n })))
+        });
+        let aqm = r.create(&AqmSpec::parse("pie (hw):limit=7").unwrap(), &CTX).unwrap();
+        assert_eq!(aqm.name(), "taildrop");
+        assert!(r.available().contains(&"pie (hw)".to_string()));
+    }
+}

@@ -1,0 +1,148 @@
+//! Runs a scenario for several AQMs and seeds, spread over the cores, and collects the results in a fixed
+//! order (point, AQM, seed) whatever order the runs finish in.
+
+use crate::metrics::{median_columns, RunMetrics, RunSamples};
+use crate::registry::{AqmSpec, FactoryContext, Registry};
+use crate::scenario::Scenario;
+use crate::sim::{RunSpec, Simulation};
+use crate::Error;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+/// One run's results.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    /// Sweep point label (empty without a sweep) and its value for plots.
+    pub point: String,
+    pub x: f64,
+    /// The AQM as given (`codel:target=5ms`).
+    pub aqm: String,
+    pub seed: u64,
+    pub metrics: RunMetrics,
+    pub samples: RunSamples,
+}
+
+/// The median over seeds of one (point, AQM).
+#[derive(Clone, Debug)]
+pub struct SummaryRow {
+    pub point: String,
+    pub x: f64,
+    pub aqm: String,
+    pub columns: Vec<(String, Option<f64>)>,
+}
+
+/// Everything a scenario run produced.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub scenario: Scenario,
+    pub aqms: Vec<String>,
+    pub seeds: Vec<u64>,
+    /// In point-major, then AQM, then seed order.
+    pub runs: Vec<RunResult>,
+}
+
+impl Report {
+    /// Median over seeds per (point, AQM), in run order.
+    pub fn summary(&self) -> Vec<SummaryRow> {
+        let mut rows: Vec<SummaryRow> = Vec::new();
+        for chunk in self.runs.chunk_by(|a, b| a.point == b.point && a.aqm == b.aqm) {
+            let metrics: Vec<&RunMetrics> = chunk.iter().map(|r| &r.metrics).collect();
+            rows.push(SummaryRow {
+                point: chunk[0].point.clone(),
+                x: chunk[0].x,
+                aqm: chunk[0].aqm.clone(),
+                columns: median_columns(&metrics),
+            });
+        }
+        rows
+    }
+}
+
+/// Runs one AQM through one point with one seed.
+pub fn run_one(spec: &RunSpec, registry: &Registry, aqm: &AqmSpec, seed: u64) -> Result<(RunMetrics, RunSamples), Error> {
+    let ctx = FactoryContext {
+        seed,
+        link_rate_bps: spec.rate_bps,
+    };
+    let q = registry.create(aqm, &ctx)?;
+    Simulation::new(spec, q, seed).run().map_err(|e| Error::Conservation {
+        context: format!("aqm {aqm}, seed {seed}"),
+        detail: e.0,
+    })
+}
+
+/// Runs every point of `scenario` for every AQM and seed, in parallel, with a progress bar on stderr if
+/// `progress` is set and there is more than one run.
+pub fn run_scenario(
+    scenario: &Scenario,
+    aqms: &[AqmSpec],
+    seeds: &[u64],
+    registry: &Registry,
+    progress: bool,
+) -> Result<Report, Error> {
+    scenario.validate().map_err(|e| Error::Config(format!("scenario {}: {e}", scenario.name)))?;
+    if aqms.is_empty() || seeds.is_empty() {
+        return Err(Error::Config("nothing to run: no AQM or no seed".into()));
+    }
+    // Make each AQM once up front, so that a bad name or parameter is reported once, before any work.
+    for a in aqms {
+        registry.create(
+            a,
+            &FactoryContext {
+                seed: seeds[0],
+                link_rate_bps: scenario.rate.0,
+            },
+        )?;
+    }
+    let points = scenario.points();
+    let jobs: Vec<(usize, &AqmSpec, u64)> = (0..points.len())
+        .flat_map(|p| aqms.iter().flat_map(move |a| seeds.iter().map(move |&s| (p, a, s))))
+        .collect();
+    let bar = if progress && jobs.len() > 1 {
+        let b = ProgressBar::new(jobs.len() as u64);
+        if let Ok(style) = ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} runs, {elapsed} elapsed, ETA {eta}") {
+            b.set_style(style.progress_chars("=> "));
+        }
+        b.set_prefix(scenario.name.clone());
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let runs = jobs
+        .par_iter()
+        .map(|&(p, aqm, seed)| {
+            let point = &points[p];
+            let result = run_one(&point.spec, registry, aqm, seed).map(|(metrics, samples)| RunResult {
+                point: point.label.clone(),
+                x: point.x,
+                aqm: aqm.to_string(),
+                seed,
+                metrics,
+                samples,
+            });
+            bar.inc(1);
+            result.map_err(|e| match e {
+                Error::Conservation { context, detail } => Error::Conservation {
+                    context: format!("scenario {}, {}{context}", scenario.name, point_prefix(&point.label)),
+                    detail,
+                },
+                other => other,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    bar.finish_and_clear();
+    Ok(Report {
+        scenario: scenario.clone(),
+        aqms: aqms.iter().map(AqmSpec::to_string).collect(),
+        seeds: seeds.to_vec(),
+        runs,
+    })
+}
+
+fn point_prefix(label: &str) -> String {
+    if label.is_empty() {
+        String::new()
+    } else {
+        format!("{label}, ")
+    }
+}

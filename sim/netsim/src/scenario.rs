@@ -1,0 +1,597 @@
+//! Scenarios: the named ones of spec/scenarios.md and custom ones from TOML files, in one format.
+//!
+//! A scenario is a link, a set of traffic groups, a run length with a warm-up, default seeds and AQMs, and
+//! optionally a sweep over one dimension (rate, number of long flows, duration or RTT), each value of which
+//! is a "point" with its own runs. `aqm-netsim show NAME` prints a named scenario as TOML to start from.
+
+use crate::cc::CcKind;
+use crate::sim::{RunSpec, Traffic};
+use crate::tcp::EcnMode;
+use crate::units::{Duration, Rate};
+use serde::{Deserialize, Serialize};
+
+const MS: u64 = 1_000_000;
+const S: u64 = 1_000_000_000;
+
+/// A scenario as written in a TOML file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// Bottleneck rate.
+    pub rate: Rate,
+    /// Nominal base RTT of the flows that do not give their own.
+    pub rtt: Duration,
+    /// Simulated time of each run.
+    pub duration: Duration,
+    /// Statistics start after this.
+    pub warmup: Duration,
+    /// Seeds to run (the table shows the median over them).
+    #[serde(default = "default_seeds")]
+    pub seeds: Vec<u64>,
+    /// AQMs to run when none are named on the command line (empty: every available one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aqm: Vec<String>,
+    /// TCP packet size, bytes.
+    #[serde(default = "default_packet_size")]
+    pub packet_size: u32,
+    /// Record the queueing delay over time in bins of this width (for a plot).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeseries: Option<Duration>,
+    /// Also compute Jain's index at these times.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checkpoints: Vec<Duration>,
+    pub flows: Vec<FlowGroup>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Sweep>,
+}
+
+fn default_seeds() -> Vec<u64> {
+    vec![1, 2, 3]
+}
+
+fn default_packet_size() -> u32 {
+    1500
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One group of traffic.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum FlowGroup {
+    /// Bulk NewReno flows; `ecn = true` makes them classic ECN senders (ECT(0)).
+    Reno {
+        #[serde(default = "one")]
+        count: u32,
+        #[serde(default, skip_serializing_if = "is_false")]
+        ecn: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rtt: Option<Duration>,
+    },
+    /// Bulk CUBIC flows; `ecn` as for Reno.
+    Cubic {
+        #[serde(default = "one")]
+        count: u32,
+        #[serde(default, skip_serializing_if = "is_false")]
+        ecn: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rtt: Option<Duration>,
+    },
+    /// Bulk scalable (L4S, ECT(1)) flows.
+    Scalable {
+        #[serde(default = "one")]
+        count: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rtt: Option<Duration>,
+    },
+    /// Poisson arrivals (`rate` per second) of Reno flows of `packets` packets.
+    Short {
+        rate: f64,
+        packets: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rtt: Option<Duration>,
+    },
+    /// One `size`-byte packet every `interval`.
+    Probe {
+        interval: Duration,
+        size: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rtt: Option<Duration>,
+    },
+    /// Constant bit rate, unresponsive.
+    Cbr {
+        rate: Rate,
+        #[serde(default = "default_packet_size")]
+        size: u32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rtt: Option<Duration>,
+    },
+}
+
+/// One dimension to sweep; exactly one field is set.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Vec<Rate>>,
+    /// Number of flows of every bulk group.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<Vec<Duration>>,
+    /// The nominal RTT (and that of every group).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<Vec<Duration>>,
+}
+
+/// One point of a scenario: its label (empty without a sweep) and its run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    pub label: String,
+    /// The swept value as a number for plots (Mbit/s, flows, s, ms); 0 without a sweep.
+    pub x: f64,
+    pub spec: RunSpec,
+}
+
+fn reno(count: u32) -> FlowGroup {
+    FlowGroup::Reno {
+        count,
+        ecn: false,
+        rtt: None,
+    }
+}
+
+fn probe(interval_ms: u64, size: u32) -> FlowGroup {
+    FlowGroup::Probe {
+        interval: Duration(interval_ms * MS),
+        size,
+        rtt: None,
+    }
+}
+
+fn base(name: &str, description: &str, rate_mbit: u64, rtt_ms: u64, duration_s: u64, warmup_s: u64) -> Scenario {
+    Scenario {
+        name: name.into(),
+        description: description.into(),
+        rate: Rate(rate_mbit * 1_000_000),
+        rtt: Duration(rtt_ms * MS),
+        duration: Duration(duration_s * S),
+        warmup: Duration(warmup_s * S),
+        seeds: default_seeds(),
+        aqm: Vec::new(),
+        packet_size: 1500,
+        timeseries: None,
+        checkpoints: Vec::new(),
+        flows: Vec::new(),
+        sweep: None,
+    }
+}
+
+/// Names of the built-in scenarios, in the order of spec/scenarios.md.
+pub const NAMED: [&str; 8] = [
+    "mix",
+    "rate-sweep",
+    "flow-sweep",
+    "single",
+    "fairness",
+    "lab",
+    "l4s",
+    "unresponsive",
+];
+
+/// A built-in scenario by name.
+pub fn named(name: &str) -> Option<Scenario> {
+    let lab = || {
+        let mut s = base(
+            "lab",
+            "4 Reno flows and a sparse flow (200 B every 20 ms), 10 Mbit/s, RTT 20 ms; 30 s and 120 s",
+            10,
+            20,
+            30,
+            5,
+        );
+        s.flows = vec![reno(4), probe(20, 200)];
+        s
+    };
+    let s = match name {
+        "mix" => {
+            let mut s = base(
+                "mix",
+                "4 Reno flows, short flows (4/s, 40 packets), a probe every 10 ms; 20 Mbit/s, RTT 50 ms, 60 s",
+                20,
+                50,
+                60,
+                10,
+            );
+            s.flows = vec![
+                reno(4),
+                FlowGroup::Short {
+                    rate: 4.0,
+                    packets: 40,
+                    rtt: None,
+                },
+                probe(10, 100),
+            ];
+            s
+        }
+        "rate-sweep" => {
+            let mut s = base("rate-sweep", "mix without short flows, R in {5, 10, 20, 50, 100} Mbit/s", 20, 50, 60, 10);
+            s.flows = vec![reno(4), probe(10, 100)];
+            s.sweep = Some(Sweep {
+                rate: Some([5, 10, 20, 50, 100].iter().map(|m| Rate(m * 1_000_000)).collect()),
+                ..Sweep::default()
+            });
+            s
+        }
+        "flow-sweep" => {
+            let mut s = base("flow-sweep", "1 to 32 Reno flows and a probe, 20 Mbit/s, RTT 50 ms", 20, 50, 60, 10);
+            s.flows = vec![reno(4), probe(10, 100)];
+            s.sweep = Some(Sweep {
+                flows: Some(vec![1, 2, 4, 8, 16, 32]),
+                ..Sweep::default()
+            });
+            s
+        }
+        "single" => {
+            let mut s = base("single", "one Reno flow, 20 Mbit/s, RTT 50 ms, 20 s; queueing delay over time", 20, 50, 20, 5);
+            s.flows = vec![reno(1)];
+            s.timeseries = Some(Duration(10 * MS));
+            s
+        }
+        "fairness" => {
+            let mut s = base("fairness", "4 Reno flows for 300 s: Jain's index after 60 s and after 300 s", 20, 50, 300, 10);
+            s.flows = vec![reno(4)];
+            s.checkpoints = vec![Duration(60 * S), Duration(300 * S)];
+            s.aqm = vec!["taildrop".into()];
+            s
+        }
+        "lab" => {
+            let mut s = lab();
+            s.sweep = Some(Sweep {
+                duration: Some(vec![Duration(30 * S), Duration(120 * S)]),
+                ..Sweep::default()
+            });
+            s
+        }
+        "l4s" => {
+            let mut s = base(
+                "l4s",
+                "one scalable, one Reno and one CUBIC flow, 40 Mbit/s, RTT 20 ms and 50 ms",
+                40,
+                20,
+                60,
+                10,
+            );
+            s.flows = vec![
+                FlowGroup::Scalable { count: 1, rtt: None },
+                reno(1),
+                FlowGroup::Cubic {
+                    count: 1,
+                    ecn: false,
+                    rtt: None,
+                },
+            ];
+            s.sweep = Some(Sweep {
+                rtt: Some(vec![Duration(20 * MS), Duration(50 * MS)]),
+                ..Sweep::default()
+            });
+            s.aqm = vec!["dualpi2".into(), "pie".into(), "fq_codel".into()];
+            s
+        }
+        "unresponsive" => {
+            let mut s = lab();
+            s.name = "unresponsive".into();
+            s.description = "lab plus a 6 Mbit/s unresponsive flow: the Reno flows' share".into();
+            s.flows.push(FlowGroup::Cbr {
+                rate: Rate(6_000_000),
+                size: 1500,
+                rtt: None,
+            });
+            s
+        }
+        _ => return None,
+    };
+    Some(s)
+}
+
+impl Scenario {
+    /// Parses a scenario from TOML text; `origin` names the file in errors.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Scenario, String> {
+        let s: Scenario = toml::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
+        s.validate().map_err(|e| format!("{origin}: {e}"))?;
+        Ok(s)
+    }
+
+    /// The scenario as TOML.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_else(|e| format!("# cannot print this scenario: {e}\n"))
+    }
+
+    /// Rejects impossible values, naming the key.
+    pub fn validate(&self) -> Result<(), String> {
+        let err = |key: &str, why: &str| Err(format!("{key}: {why}"));
+        if self.rate.0 < 1000 {
+            return err("rate", "must be at least 1kbit");
+        }
+        if self.rtt.0 == 0 || self.rtt.0 > 10 * S {
+            return err("rtt", "must be more than 0 and at most 10s");
+        }
+        if self.duration.0 == 0 || self.duration.0 > 24 * 3600 * S {
+            return err("duration", "must be more than 0 and at most 24 hours");
+        }
+        if self.warmup.0 >= self.duration.0 {
+            return err("warmup", "must be shorter than duration");
+        }
+        if self.seeds.is_empty() {
+            return err("seeds", "needs at least one seed");
+        }
+        if !(64..=9000).contains(&self.packet_size) {
+            return err("packet_size", "must be in 64..=9000 bytes");
+        }
+        if self.timeseries.is_some_and(|t| t.0 < 1000) {
+            return err("timeseries", "the bin must be at least 1us");
+        }
+        for c in &self.checkpoints {
+            if c.0 <= self.warmup.0 || c.0 > self.duration.0 {
+                return err("checkpoints", &format!("{c} is not after warmup and within duration"));
+            }
+        }
+        if self.flows.is_empty() {
+            return err("flows", "needs at least one [[flows]] group");
+        }
+        for (i, g) in self.flows.iter().enumerate() {
+            let at = |key: &str| format!("flows[{i}].{key}");
+            let rtt = match g {
+                FlowGroup::Reno { count, rtt, .. } | FlowGroup::Cubic { count, rtt, .. } | FlowGroup::Scalable { count, rtt } => {
+                    if *count == 0 || *count > 10_000 {
+                        return err(&at("count"), "must be in 1..=10000");
+                    }
+                    rtt
+                }
+                FlowGroup::Short { rate, packets, rtt } => {
+                    if !(rate.is_finite() && *rate > 0.0 && *rate <= 100_000.0) {
+                        return err(&at("rate"), "must be more than 0 and at most 100000 flows per second");
+                    }
+                    if *packets == 0 || *packets > 1_000_000 {
+                        return err(&at("packets"), "must be in 1..=1000000");
+                    }
+                    rtt
+                }
+                FlowGroup::Probe { interval, size, rtt } => {
+                    if interval.0 < 1000 {
+                        return err(&at("interval"), "must be at least 1us");
+                    }
+                    if !(40..=9000).contains(size) {
+                        return err(&at("size"), "must be in 40..=9000 bytes");
+                    }
+                    rtt
+                }
+                FlowGroup::Cbr { rate, size, rtt } => {
+                    if rate.0 < 1000 {
+                        return err(&at("rate"), "must be at least 1kbit");
+                    }
+                    if !(40..=9000).contains(size) {
+                        return err(&at("size"), "must be in 40..=9000 bytes");
+                    }
+                    rtt
+                }
+            };
+            if rtt.is_some_and(|r| r.0 == 0 || r.0 > 10 * S) {
+                return err(&at("rtt"), "must be more than 0 and at most 10s");
+            }
+        }
+        if let Some(sw) = &self.sweep {
+            let set = [sw.rate.is_some(), sw.flows.is_some(), sw.duration.is_some(), sw.rtt.is_some()];
+            if set.iter().filter(|&&b| b).count() != 1 {
+                return err("sweep", "set exactly one of rate, flows, duration, rtt");
+            }
+            let empty = [
+                sw.rate.as_ref().is_some_and(Vec::is_empty),
+                sw.flows.as_ref().is_some_and(Vec::is_empty),
+                sw.duration.as_ref().is_some_and(Vec::is_empty),
+                sw.rtt.as_ref().is_some_and(Vec::is_empty),
+            ];
+            if empty.contains(&true) {
+                return err("sweep", "the swept list is empty");
+            }
+            if sw.flows.is_some() && !self.flows.iter().any(FlowGroup::is_bulk) {
+                return err("sweep.flows", "there is no reno, cubic or scalable group to sweep");
+            }
+            for p in self.points() {
+                let sweep_err = |key: &str, why: &str| err(&format!("sweep.{key} = {}", p.label), why);
+                if p.spec.rate_bps < 1000 {
+                    return sweep_err("rate", "must be at least 1kbit");
+                }
+                if p.spec.warmup_ns >= p.spec.duration_ns {
+                    return sweep_err("duration", "must be longer than warmup");
+                }
+                if self.checkpoints.iter().any(|c| c.0 > p.spec.duration_ns) {
+                    return sweep_err("duration", "is shorter than a checkpoint");
+                }
+                if p.spec.traffic.iter().any(|t| matches!(t, Traffic::Long { count: 0, .. })) {
+                    return sweep_err("flows", "must be at least 1");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Scales every time of the scenario (duration, warm-up, checkpoints, swept durations) by `factor`, for
+    /// short test runs. Rates, RTTs and traffic stay as they are.
+    pub fn scale_time(&mut self, factor: f64) {
+        let scale = |d: &mut Duration| d.0 = ((d.0 as f64 * factor) as u64).max(1);
+        scale(&mut self.duration);
+        scale(&mut self.warmup);
+        self.checkpoints.iter_mut().for_each(scale);
+        if let Some(v) = self.sweep.as_mut().and_then(|s| s.duration.as_mut()) {
+            v.iter_mut().for_each(scale);
+        }
+    }
+
+    /// The runs of this scenario: one per swept value, or one.
+    pub fn points(&self) -> Vec<Point> {
+        let one = |label: String, x: f64, rate: u64, flows: Option<u32>, duration: u64, rtt: u64| Point {
+            label,
+            x,
+            spec: self.run_spec(rate, flows, duration, rtt),
+        };
+        let (r, d, t) = (self.rate.0, self.duration.0, self.rtt.0);
+        match &self.sweep {
+            Some(Sweep { rate: Some(v), .. }) => v
+                .iter()
+                .map(|x| one(format!("rate={x}"), x.0 as f64 / 1e6, x.0, None, d, t))
+                .collect(),
+            Some(Sweep { flows: Some(v), .. }) => v
+                .iter()
+                .map(|&n| one(format!("flows={n}"), f64::from(n), r, Some(n), d, t))
+                .collect(),
+            Some(Sweep { duration: Some(v), .. }) => v
+                .iter()
+                .map(|x| one(format!("duration={x}"), x.0 as f64 / 1e9, r, None, x.0, t))
+                .collect(),
+            Some(Sweep { rtt: Some(v), .. }) => v
+                .iter()
+                .map(|x| one(format!("rtt={x}"), x.0 as f64 / 1e6, r, None, d, x.0))
+                .collect(),
+            _ => vec![one(String::new(), 0.0, r, None, d, t)],
+        }
+    }
+
+    fn run_spec(&self, rate_bps: u64, flows: Option<u32>, duration_ns: u64, rtt_ns: u64) -> RunSpec {
+        let swept_rtt = self.sweep.as_ref().is_some_and(|s| s.rtt.is_some());
+        let group_rtt = |r: &Option<Duration>| match r {
+            Some(d) if !swept_rtt => d.0,
+            _ => rtt_ns,
+        };
+        let traffic = self
+            .flows
+            .iter()
+            .map(|g| match g {
+                FlowGroup::Reno { count, ecn, rtt } | FlowGroup::Cubic { count, ecn, rtt } => Traffic::Long {
+                    cc: if matches!(g, FlowGroup::Reno { .. }) { CcKind::Reno } else { CcKind::Cubic },
+                    ecn: if *ecn { EcnMode::Classic } else { EcnMode::Off },
+                    count: flows.unwrap_or(*count),
+                    rtt_ns: group_rtt(rtt),
+                },
+                FlowGroup::Scalable { count, rtt } => Traffic::Long {
+                    cc: CcKind::Scalable,
+                    ecn: EcnMode::Scalable,
+                    count: flows.unwrap_or(*count),
+                    rtt_ns: group_rtt(rtt),
+                },
+                FlowGroup::Short { rate, packets, rtt } => Traffic::Short {
+                    per_second: *rate,
+                    packets: *packets,
+                    rtt_ns: group_rtt(rtt),
+                },
+                FlowGroup::Probe { interval, size, rtt } => Traffic::Probe {
+                    interval_ns: interval.0,
+                    size: *size,
+                    rtt_ns: group_rtt(rtt),
+                },
+                FlowGroup::Cbr { rate, size, rtt } => Traffic::Cbr {
+                    rate_bps: rate.0,
+                    size: *size,
+                    rtt_ns: group_rtt(rtt),
+                },
+            })
+            .collect();
+        RunSpec {
+            rate_bps,
+            duration_ns,
+            warmup_ns: self.warmup.0,
+            packet_size: self.packet_size,
+            traffic,
+            timeseries_bin_ns: self.timeseries.map(|t| t.0),
+            checkpoints: self
+                .checkpoints
+                .iter()
+                .filter(|c| c.0 <= duration_ns)
+                .map(|c| (c.to_string(), c.0))
+                .collect(),
+        }
+    }
+}
+
+impl FlowGroup {
+    /// A group of bulk TCP flows.
+    pub fn is_bulk(&self) -> bool {
+        matches!(self, FlowGroup::Reno { .. } | FlowGroup::Cubic { .. } | FlowGroup::Scalable { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_named_scenario_is_valid_and_round_trips_through_toml() {
+        for name in NAMED {
+            let s = named(name).unwrap();
+            assert_eq!(s.name, name);
+            s.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+            let back = Scenario::from_toml(&s.to_toml(), name).unwrap();
+            assert_eq!(back, s, "{name}");
+        }
+        assert!(named("nosuch").is_none());
+    }
+
+    #[test]
+    fn sweeps_expand_into_one_point_per_value() {
+        let p = named("rate-sweep").unwrap().points();
+        assert_eq!(p.len(), 5);
+        assert_eq!(p[4].spec.rate_bps, 100_000_000);
+        assert_eq!(p[0].label, "rate=5Mbit");
+        let p = named("flow-sweep").unwrap().points();
+        assert!(matches!(p[5].spec.traffic[0], Traffic::Long { count: 32, .. }));
+        let p = named("l4s").unwrap().points();
+        assert!(p[1].spec.traffic.iter().all(|t| matches!(t, Traffic::Long { rtt_ns: 50_000_000, .. })));
+        assert_eq!(named("lab").unwrap().points()[1].spec.duration_ns, 120 * S);
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected_with_their_name_and_line() {
+        let text = "name = \"x\"\nrate = \"10Mbit\"\nrtt = \"20ms\"\nduration = \"5s\"\nwarmup = \"1s\"\nspeed = 3\n[[flows]]\nkind = \"reno\"\n";
+        let e = Scenario::from_toml(text, "my.toml").unwrap_err();
+        assert!(e.starts_with("my.toml"), "{e}");
+        assert!(e.contains("speed") && e.contains("line 6"), "{e}");
+        let text = "name = \"x\"\nrate = \"10Mbit\"\nrtt = \"20ms\"\nduration = \"5s\"\nwarmup = \"1s\"\n[[flows]]\nkind = \"reno\"\ncuont = 2\n";
+        let e = Scenario::from_toml(text, "my.toml").unwrap_err();
+        assert!(e.contains("cuont"), "{e}");
+    }
+
+    #[test]
+    fn bad_units_and_impossible_values_are_rejected_with_the_key() {
+        let base = "name = \"x\"\nrtt = \"20ms\"\nduration = \"5s\"\n[[flows]]\nkind = \"reno\"\n";
+        let e = Scenario::from_toml(&format!("rate = 10\nwarmup = \"1s\"\n{base}"), "f.toml").unwrap_err();
+        assert!(e.contains("rate") && e.contains("unit"), "{e}");
+        let e = Scenario::from_toml(&format!("rate = \"10MB\"\nwarmup = \"1s\"\n{base}"), "f.toml").unwrap_err();
+        assert!(e.contains("rate") && e.contains("Mbit"), "{e}");
+        let e = Scenario::from_toml(&format!("rate = \"10Mbit\"\nwarmup = \"9s\"\n{base}"), "f.toml").unwrap_err();
+        assert!(e.contains("warmup: must be shorter than duration"), "{e}");
+        let text = format!("rate = \"10Mbit\"\nwarmup = \"1s\"\n{base}count = 0\n");
+        let e = Scenario::from_toml(&text, "f.toml").unwrap_err();
+        assert!(e.contains("flows[0].count"), "{e}");
+        let text = format!("rate = \"10Mbit\"\nwarmup = \"1s\"\n{base}[sweep]\nrate = [\"1Mbit\"]\nflows = [2]\n");
+        let e = Scenario::from_toml(&text, "f.toml").unwrap_err();
+        assert!(e.contains("exactly one"), "{e}");
+    }
+
+    #[test]
+    fn scaling_time_shortens_runs_and_checkpoints() {
+        let mut s = named("fairness").unwrap();
+        s.scale_time(0.01);
+        assert_eq!(s.duration.0, 3 * S);
+        assert_eq!(s.checkpoints[0].0, 600 * MS);
+        s.validate().unwrap();
+    }
+}
