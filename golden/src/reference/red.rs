@@ -127,13 +127,17 @@ impl Red {
 
     /// Step 1: update avg on an arrival that sees `q` packets queued.
     fn update_avg(&mut self, now_ns: u64, q: usize) {
-        match self.idle_since_ns.take() {
+        match self.idle_since_ns {
             Some(since) if q == 0 => {
-                // m = how many small packets the link could have sent while the queue was idle.
-                let small_pkt_ns =
-                    u64::from(self.params.avpkt) * 8_000_000_000 / self.params.link_rate_bps.max(1);
-                let m = (now_ns - since) / small_pkt_ns.max(1);
+                // m = how many small packets the link could have sent while the queue was idle. The idle
+                // period stays open until a packet is actually queued (an arrival dropped by RED leaves
+                // the queue idle), and what was decayed now is not decayed again.
+                let small_pkt_ns = (u64::from(self.params.avpkt) * 8_000_000_000
+                    / self.params.link_rate_bps.max(1))
+                .max(1);
+                let m = (now_ns - since) / small_pkt_ns;
                 self.avg *= (1.0 - self.params.w_q).powf(m as f64);
+                self.idle_since_ns = Some(since + m * small_pkt_ns);
             }
             _ => self.avg = (1.0 - self.params.w_q) * self.avg + self.params.w_q * q as f64,
         }
@@ -185,6 +189,7 @@ impl Aqm for Red {
         if matches!(verdict, Admission::Marked(_)) {
             pkt.ecn = crate::types::Ecn::Ce;
         }
+        self.idle_since_ns = None;
         self.fifo.push(pkt, now_ns);
         verdict
     }
@@ -286,6 +291,29 @@ mod tests {
         // 250 ms idle = 250 small packets.
         red.enqueue(251_000_000, pkt(1, 0, 1500));
         let expect = before * (1.0 - 0.002f64).powi(250);
+        assert!(
+            (red.avg() - expect).abs() < 1e-9,
+            "{} vs {expect}",
+            red.avg()
+        );
+    }
+
+    #[test]
+    fn an_arrival_dropped_at_an_idle_queue_keeps_the_idle_period_open() {
+        let params = RedParams {
+            link_rate_bps: 8_000_000, // one small packet per ms
+            ..RedParams::default()
+        };
+        let mut red = Red::new(params, 1);
+        red.avg = 100.0; // far above max_th: the arrival is dropped
+        red.idle_since_ns = Some(0);
+        assert_eq!(
+            red.enqueue(10_000_000, pkt(0, 0, 1500)),
+            Admission::Dropped(DropReason::Forced)
+        );
+        red.enqueue(20_000_000, pkt(1, 0, 1500));
+        // Decayed over the whole 20 ms idle period (20 small packets), not just the first 10 ms.
+        let expect = 100.0 * (1.0 - 0.002f64).powi(20);
         assert!(
             (red.avg() - expect).abs() < 1e-9,
             "{} vs {expect}",

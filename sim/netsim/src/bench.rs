@@ -45,7 +45,12 @@ impl BenchResult {
 }
 
 /// Times every point of `scenario` with `aqm` and `seed` (one thread).
-pub fn bench(scenario: &Scenario, aqm: &AqmSpec, seed: u64, registry: &Registry) -> Result<BenchResult, Error> {
+pub fn bench(
+    scenario: &Scenario,
+    aqm: &AqmSpec,
+    seed: u64,
+    registry: &Registry,
+) -> Result<BenchResult, Error> {
     let mut result = BenchResult {
         scenario: scenario.name.clone(),
         aqm: aqm.to_string(),

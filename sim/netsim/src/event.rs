@@ -64,7 +64,11 @@ impl EventQueue {
     }
 
     pub fn push_seq(&mut self, time_ns: u64, seq: u64, event: Event) {
-        self.heap.push(Entry { time_ns, seq, event });
+        self.heap.push(Entry {
+            time_ns,
+            seq,
+            event,
+        });
     }
 
     /// The earliest event, unless it is later than `until_ns`.

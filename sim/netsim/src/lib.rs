@@ -39,7 +39,10 @@ pub enum Error {
     #[error("{0}")]
     Config(String),
     #[error("{path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("plot {path}: {msg}")]
     Plot { path: String, msg: String },
 }

@@ -10,7 +10,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "aqm-netsim", version, about = "Packet-level simulator of a bottleneck with any AQM")]
+#[command(
+    name = "aqm-netsim",
+    version,
+    about = "Packet-level simulator of a bottleneck with any AQM"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -79,19 +83,31 @@ fn parse_aqm_list(values: &[String]) -> Result<Vec<AqmSpec>, Error> {
             }
         }
     }
-    Ok(specs.iter().map(|s| AqmSpec::parse(s)).collect::<Result<_, _>>()?)
+    Ok(specs
+        .iter()
+        .map(|s| AqmSpec::parse(s))
+        .collect::<Result<_, _>>()?)
 }
 
 fn load_scenario(name: Option<&str>, config: Option<&PathBuf>) -> Result<Scenario, Error> {
     match (name, config) {
         (_, Some(path)) => {
             let shown = path.display().to_string();
-            let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
+            let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+                path: shown.clone(),
+                source,
+            })?;
             Scenario::from_toml(&text, &shown).map_err(Error::Config)
         }
-        (Some(n), None) => named(n)
-            .ok_or_else(|| Error::Config(format!("unknown scenario {n:?}; named scenarios: {}", NAMED.join(", ")))),
-        (None, None) => Err(Error::Config("name a scenario (see `aqm-netsim list`) or give --config FILE".into())),
+        (Some(n), None) => named(n).ok_or_else(|| {
+            Error::Config(format!(
+                "unknown scenario {n:?}; named scenarios: {}",
+                NAMED.join(", ")
+            ))
+        }),
+        (None, None) => Err(Error::Config(
+            "name a scenario (see `aqm-netsim list`) or give --config FILE".into(),
+        )),
     }
 }
 
@@ -107,13 +123,25 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             println!("AQMs:");
             for row in registry.list() {
-                let aliases = if row.aliases.is_empty() { String::new() } else { format!(" (alias {})", row.aliases.join(", ")) };
-                let state = if row.available { "" } else { " [not available yet]" };
+                let aliases = if row.aliases.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (alias {})", row.aliases.join(", "))
+                };
+                let state = if row.available {
+                    ""
+                } else {
+                    " [not available yet]"
+                };
                 println!("  {:<14} {}{aliases}{state}", row.name, row.about);
             }
         }
         Command::Show { scenario } => print!("{}", load_scenario(Some(&scenario), None)?.to_toml()),
-        Command::Bench { scenario, aqm, seed } => {
+        Command::Bench {
+            scenario,
+            aqm,
+            seed,
+        } => {
             let s = load_scenario(Some(&scenario), None)?;
             let r = bench::bench(&s, &AqmSpec::parse(&aqm)?, seed, &registry)?;
             println!("{}", r.report());
@@ -131,25 +159,44 @@ fn run(cli: Cli) -> Result<(), Error> {
         } => {
             let mut s = load_scenario(scenario.as_deref(), config.as_ref())?;
             if !(time_scale.is_finite() && time_scale > 0.0 && time_scale <= 100.0) {
-                return Err(Error::Config(format!("--time-scale {time_scale}: must be more than 0 and at most 100")));
+                return Err(Error::Config(format!(
+                    "--time-scale {time_scale}: must be more than 0 and at most 100"
+                )));
             }
             if time_scale != 1.0 {
                 s.scale_time(time_scale);
-                s.validate().map_err(|e| Error::Config(format!("--time-scale {time_scale}: {e}")))?;
+                s.validate()
+                    .map_err(|e| Error::Config(format!("--time-scale {time_scale}: {e}")))?;
             }
             let aqms = if !aqm.is_empty() {
                 parse_aqm_list(&aqm)?
             } else if !s.aqm.is_empty() {
                 parse_aqm_list(&s.aqm)?
             } else {
-                registry.available().iter().map(|n| AqmSpec::parse(n)).collect::<Result<_, _>>()?
+                registry
+                    .available()
+                    .iter()
+                    .map(|n| AqmSpec::parse(n))
+                    .collect::<Result<_, _>>()?
             };
-            let seeds = if seeds.is_empty() { s.seeds.clone() } else { seeds };
+            let seeds = if seeds.is_empty() {
+                s.seeds.clone()
+            } else {
+                seeds
+            };
             if let Some(n) = jobs {
                 // Only fails if the pool was already built, in which case it is used as it is.
-                let _ = rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build_global();
+                let _ = rayon::ThreadPoolBuilder::new()
+                    .num_threads(n.max(1))
+                    .build_global();
             }
-            let report = run_scenario(&s, &aqms, &seeds, &registry, std::io::stderr().is_terminal())?;
+            let report = run_scenario(
+                &s,
+                &aqms,
+                &seeds,
+                &registry,
+                std::io::stderr().is_terminal(),
+            )?;
             print!("{}", summary_table(&report));
             if per_seed {
                 println!();

@@ -24,7 +24,8 @@ pub struct Conservation {
 impl Conservation {
     /// Whether every generated packet is accounted for exactly once.
     pub fn balanced(&self) -> bool {
-        self.generated == self.delivered + self.dropped + self.queued + self.on_link + self.in_transit
+        self.generated
+            == self.delivered + self.dropped + self.queued + self.on_link + self.in_transit
     }
 }
 
@@ -95,7 +96,11 @@ impl RunMetrics {
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
         .collect();
-        c.extend(self.jain_at.iter().map(|(k, v)| (format!("jain@{k}"), Some(*v))));
+        c.extend(
+            self.jain_at
+                .iter()
+                .map(|(k, v)| (format!("jain@{k}"), Some(*v))),
+        );
         c.extend(
             [
                 ("fct_p50_ms", self.fct_p50_ms),
@@ -117,9 +122,21 @@ impl RunMetrics {
             .into_iter()
             .map(|(k, v)| (k.to_string(), v)),
         );
-        c.extend(self.goodput_mbps.iter().map(|(k, v)| (format!("goodput.{k}_mbps"), Some(*v))));
-        c.extend(self.drops.iter().map(|(k, v)| (format!("drops.{k}"), Some(*v as f64))));
-        c.extend(self.marks.iter().map(|(k, v)| (format!("marks.{k}"), Some(*v as f64))));
+        c.extend(
+            self.goodput_mbps
+                .iter()
+                .map(|(k, v)| (format!("goodput.{k}_mbps"), Some(*v))),
+        );
+        c.extend(
+            self.drops
+                .iter()
+                .map(|(k, v)| (format!("drops.{k}"), Some(*v as f64))),
+        );
+        c.extend(
+            self.marks
+                .iter()
+                .map(|(k, v)| (format!("marks.{k}"), Some(*v as f64))),
+        );
         c.push(("timeouts_long".into(), Some(self.timeouts_long as f64)));
         c
     }
@@ -142,7 +159,11 @@ pub fn median(values: &[Option<f64>]) -> Option<f64> {
     }
     v.sort_by(f64::total_cmp);
     let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
 }
 
 /// Median over runs, column by column; a column missing from a run counts as absent for it, except the

@@ -13,7 +13,10 @@ fn in_table(name: &str) -> bool {
 }
 
 fn is_count(name: &str) -> bool {
-    name.starts_with("drops.") || name.starts_with("marks.") || name.starts_with("short_") || name == "timeouts_long"
+    name.starts_with("drops.")
+        || name.starts_with("marks.")
+        || name.starts_with("short_")
+        || name == "timeouts_long"
 }
 
 /// A value for the terminal: counts as integers, others with three significant-ish digits.
@@ -57,11 +60,25 @@ fn render(header: Vec<String>, body: Vec<Vec<String>>) -> String {
             .iter()
             .zip(&widths)
             .enumerate()
-            .map(|(c, (cell, w))| if c < 2 { format!("{cell:<w$}") } else { format!("{cell:>w$}") })
+            .map(|(c, (cell, w))| {
+                if c < 2 {
+                    format!("{cell:<w$}")
+                } else {
+                    format!("{cell:>w$}")
+                }
+            })
             .collect();
         let _ = writeln!(out, "{}", line.join("  ").trim_end());
         if i == 0 {
-            let _ = writeln!(out, "{}", widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+            let _ = writeln!(
+                out,
+                "{}",
+                widths
+                    .iter()
+                    .map(|w| "-".repeat(*w))
+                    .collect::<Vec<_>>()
+                    .join("  ")
+            );
         }
     }
     out
@@ -88,7 +105,12 @@ pub fn summary_table(report: &Report) -> String {
         "scenario {} ({}), median over seeds {}\n",
         report.scenario.name,
         report.scenario.description,
-        report.seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+        report
+            .seeds
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
     );
     out += &render(header, body);
     out
@@ -96,8 +118,12 @@ pub fn summary_table(report: &Report) -> String {
 
 /// The per-seed table: one row per run.
 pub fn per_seed_table(report: &Report) -> String {
-    let cols: Vec<Vec<(String, Option<f64>)>> = report.runs.iter().map(|r| r.metrics.columns()).collect();
-    let names: Vec<String> = column_names(cols.iter()).into_iter().filter(|n| in_table(n)).collect();
+    let cols: Vec<Vec<(String, Option<f64>)>> =
+        report.runs.iter().map(|r| r.metrics.columns()).collect();
+    let names: Vec<String> = column_names(cols.iter())
+        .into_iter()
+        .filter(|n| in_table(n))
+        .collect();
     let mut header = vec!["point".to_string(), "aqm".to_string(), "seed".to_string()];
     header.extend(names.iter().cloned());
     let body = report
@@ -130,15 +156,25 @@ pub fn summary_csv(rows: &[SummaryRow]) -> String {
     let names = column_names(rows.iter().map(|r| &r.columns));
     let mut out = format!("point,aqm,{}\n", names.join(","));
     for r in rows {
-        let values: Vec<String> = names.iter().map(|n| csv_number(lookup(&r.columns, n))).collect();
-        let _ = writeln!(out, "{},{},{}", csv_field(&r.point), csv_field(&r.aqm), values.join(","));
+        let values: Vec<String> = names
+            .iter()
+            .map(|n| csv_number(lookup(&r.columns, n)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{},{},{}",
+            csv_field(&r.point),
+            csv_field(&r.aqm),
+            values.join(",")
+        );
     }
     out
 }
 
 /// runs.csv: every run, every column.
 pub fn runs_csv(report: &Report) -> String {
-    let cols: Vec<Vec<(String, Option<f64>)>> = report.runs.iter().map(|r| r.metrics.columns()).collect();
+    let cols: Vec<Vec<(String, Option<f64>)>> =
+        report.runs.iter().map(|r| r.metrics.columns()).collect();
     let mut names = column_names(cols.iter());
     names.extend(["events", "generated", "delivered", "dropped"].map(String::from));
     let mut out = format!("point,aqm,seed,{}\n", names.join(","));
@@ -154,7 +190,14 @@ pub fn runs_csv(report: &Report) -> String {
                 _ => csv_number(lookup(c, n)),
             })
             .collect();
-        let _ = writeln!(out, "{},{},{},{}", csv_field(&r.point), csv_field(&r.aqm), r.seed, values.join(","));
+        let _ = writeln!(
+            out,
+            "{},{},{},{}",
+            csv_field(&r.point),
+            csv_field(&r.aqm),
+            r.seed,
+            values.join(",")
+        );
     }
     out
 }
@@ -165,7 +208,11 @@ pub fn json(report: &Report) -> String {
         .summary()
         .iter()
         .map(|r| {
-            let metrics: Map<String, Value> = r.columns.iter().map(|(n, v)| (n.clone(), json!(v))).collect();
+            let metrics: Map<String, Value> = r
+                .columns
+                .iter()
+                .map(|(n, v)| (n.clone(), json!(v)))
+                .collect();
             json!({ "point": r.point, "aqm": r.aqm, "median": metrics })
         })
         .collect();
@@ -181,7 +228,8 @@ pub fn json(report: &Report) -> String {
         "summary": summary,
         "runs": runs,
     });
-    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut s =
+        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
     s
 }

@@ -17,7 +17,11 @@ fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // The embedded font is a valid TrueType file; if it were not, text would be missing, not the plot.
-        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+        let _ = plotters::style::register_font(
+            "sans-serif",
+            FontStyle::Normal,
+            dejavu::sans::regular(),
+        );
     });
 }
 
@@ -67,7 +71,11 @@ fn bounds(series: &[(String, Vec<(f64, f64)>)]) -> ((f64, f64), (f64, f64)) {
     ((x0, x1), (0.0, y1 * 1.05))
 }
 
-fn draw_lines<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, c: &LineChart, path: &str) -> Result<(), Error> {
+fn draw_lines<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    c: &LineChart,
+    path: &str,
+) -> Result<(), Error> {
     root.fill(&WHITE).map_err(err(path))?;
     let series: Vec<(String, Vec<(f64, f64)>)> = c
         .series
@@ -75,7 +83,13 @@ fn draw_lines<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, c: &LineChart, p
         .map(|(n, pts)| {
             let pts = pts
                 .iter()
-                .map(|&(x, y)| if c.log_x { (x.max(MIN_LOG_MS).log10(), y) } else { (x, y) })
+                .map(|&(x, y)| {
+                    if c.log_x {
+                        (x.max(MIN_LOG_MS).log10(), y)
+                    } else {
+                        (x, y)
+                    }
+                })
                 .collect();
             (n.clone(), pts)
         })
@@ -91,11 +105,14 @@ fn draw_lines<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, c: &LineChart, p
     let log_x = c.log_x;
     let x_fmt = move |v: &f64| {
         if log_x {
-            let x = 10f64.powf(*v);
-            if x >= 1.0 {
-                format!("{x:.0}")
+            // Label the decades only; the ticks between them stay blank.
+            let decade = v.round();
+            if (v - decade).abs() > 1e-6 {
+                String::new()
+            } else if decade >= 0.0 {
+                format!("{}", 10f64.powi(decade as i32))
             } else {
-                format!("{x:.2}")
+                format!("{:.*}", (-decade) as usize, 10f64.powi(decade as i32))
             }
         } else {
             format!("{v}")
@@ -114,7 +131,9 @@ fn draw_lines<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, c: &LineChart, p
             .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
             .map_err(err(path))?
             .label(name.as_str())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
         if pts.len() <= 12 {
             chart
                 .draw_series(pts.iter().map(|&p| Circle::new(p, 4, color.filled())))
@@ -131,9 +150,19 @@ fn draw_lines<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, c: &LineChart, p
     root.present().map_err(err(path))
 }
 
-fn draw_bars<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, c: &BarChart, path: &str) -> Result<(), Error> {
+fn draw_bars<DB: DrawingBackend>(
+    root: DrawingArea<DB, Shift>,
+    c: &BarChart,
+    path: &str,
+) -> Result<(), Error> {
     root.fill(&WHITE).map_err(err(path))?;
-    let y1 = c.series.iter().flat_map(|(_, v)| v.iter()).fold(0.0f64, |a, &b| a.max(b)).max(1e-3) * 1.1;
+    let y1 = c
+        .series
+        .iter()
+        .flat_map(|(_, v)| v.iter())
+        .fold(0.0f64, |a, &b| a.max(b))
+        .max(1e-3)
+        * 1.1;
     let groups = c.groups.clone();
     let n = c.series.len().max(1) as f64;
     let mut chart = ChartBuilder::on(&root)
@@ -196,18 +225,28 @@ fn write_chart(chart: &Chart, base: &Path) -> Result<Vec<String>, Error> {
     match chart {
         Chart::Lines(c) => {
             draw_lines(SVGBackend::new(&svg, SIZE).into_drawing_area(), c, &svg_s)?;
-            draw_lines(BitMapBackend::new(&png, SIZE).into_drawing_area(), c, &png_s)?;
+            draw_lines(
+                BitMapBackend::new(&png, SIZE).into_drawing_area(),
+                c,
+                &png_s,
+            )?;
         }
         Chart::Bars(c) => {
             draw_bars(SVGBackend::new(&svg, SIZE).into_drawing_area(), c, &svg_s)?;
-            draw_bars(BitMapBackend::new(&png, SIZE).into_drawing_area(), c, &png_s)?;
+            draw_bars(
+                BitMapBackend::new(&png, SIZE).into_drawing_area(),
+                c,
+                &png_s,
+            )?;
         }
     }
     Ok(vec![svg_s, png_s])
 }
 
 fn slug(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
+    s.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
 }
 
 fn cdf_ms(h: &Histogram) -> Vec<(f64, f64)> {
@@ -232,19 +271,37 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
     };
     let name = &report.scenario.name;
     for (point, _) in &points {
-        let suffix = if point.is_empty() { String::new() } else { format!("_{}", slug(point)) };
-        let title_point = if point.is_empty() { String::new() } else { format!(", {point}") };
+        let suffix = if point.is_empty() {
+            String::new()
+        } else {
+            format!("_{}", slug(point))
+        };
+        let title_point = if point.is_empty() {
+            String::new()
+        } else {
+            format!(", {point}")
+        };
         // Delay CDFs, with the samples of all seeds pooled.
         for (what, label, pick) in [
-            ("probe", "probe queueing delay", (|r: &crate::runner::RunResult| &r.samples.probe_delay) as fn(&_) -> &_),
-            ("long", "long-flow queueing delay", |r| &r.samples.long_delay),
+            (
+                "probe",
+                "probe queueing delay",
+                (|r: &crate::runner::RunResult| &r.samples.probe_delay) as fn(&_) -> &_,
+            ),
+            ("long", "long-flow queueing delay", |r| {
+                &r.samples.long_delay
+            }),
         ] {
             let series: Vec<(String, Vec<(f64, f64)>)> = report
                 .aqms
                 .iter()
                 .map(|aqm| {
                     let mut h = Histogram::default();
-                    for r in report.runs.iter().filter(|r| r.point == *point && r.aqm == *aqm) {
+                    for r in report
+                        .runs
+                        .iter()
+                        .filter(|r| r.point == *point && r.aqm == *aqm)
+                    {
                         h.merge(pick(r));
                     }
                     (aqm.clone(), cdf_ms(&h))
@@ -269,15 +326,22 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
             .aqms
             .iter()
             .filter_map(|aqm| {
-                let r = report.runs.iter().find(|r| r.point == *point && r.aqm == *aqm)?;
-                (!r.samples.timeseries.is_empty()).then(|| (aqm.clone(), r.samples.timeseries.clone()))
+                let r = report
+                    .runs
+                    .iter()
+                    .find(|r| r.point == *point && r.aqm == *aqm)?;
+                (!r.samples.timeseries.is_empty())
+                    .then(|| (aqm.clone(), r.samples.timeseries.clone()))
             })
             .collect();
         if !series.is_empty() {
             charts.push((
                 format!("delay_over_time{suffix}"),
                 Chart::Lines(LineChart {
-                    title: format!("{name}: queueing delay over time (seed {}){title_point}", report.seeds[0]),
+                    title: format!(
+                        "{name}: queueing delay over time (seed {}){title_point}",
+                        report.seeds[0]
+                    ),
                     x_label: "time (s)".into(),
                     y_label: "mean queueing delay (ms)".into(),
                     log_x: false,
@@ -306,8 +370,16 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
             "nominal RTT (ms)"
         };
         for (col, y_label, file) in [
-            ("probe_p99_ms", "probe queueing delay p99 (ms)", "sweep_probe_p99"),
-            ("delay_p99_ms", "long-flow queueing delay p99 (ms)", "sweep_delay_p99"),
+            (
+                "probe_p99_ms",
+                "probe queueing delay p99 (ms)",
+                "sweep_probe_p99",
+            ),
+            (
+                "delay_p99_ms",
+                "long-flow queueing delay p99 (ms)",
+                "sweep_delay_p99",
+            ),
             ("util", "link utilisation", "sweep_utilisation"),
             ("jain", "Jain's fairness index", "sweep_jain"),
         ] {
@@ -315,7 +387,10 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
                 .aqms
                 .iter()
                 .map(|aqm| {
-                    let pts = points.iter().filter_map(|(p, x)| value(p, aqm, col).map(|v| (*x, v))).collect();
+                    let pts = points
+                        .iter()
+                        .filter_map(|(p, x)| value(p, aqm, col).map(|v| (*x, v)))
+                        .collect();
                     (aqm.clone(), pts)
                 })
                 .filter(|(_, pts): &(String, Vec<(f64, f64)>)| !pts.is_empty())
@@ -336,24 +411,53 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
     }
     // L vs C: queueing delay of the scalable and the classic flows, per AQM.
     for (point, _) in &points {
-        let cols = ["scalable_mean_ms", "scalable_p99_ms", "classic_mean_ms", "classic_p99_ms"];
-        let names = ["L (scalable) mean", "L (scalable) p99", "C (classic) mean", "C (classic) p99"];
-        if report.aqms.iter().all(|a| value(point, a, cols[0]).is_none()) {
+        let cols = [
+            "scalable_mean_ms",
+            "scalable_p99_ms",
+            "classic_mean_ms",
+            "classic_p99_ms",
+        ];
+        let names = [
+            "L (scalable) mean",
+            "L (scalable) p99",
+            "C (classic) mean",
+            "C (classic) p99",
+        ];
+        if report
+            .aqms
+            .iter()
+            .all(|a| value(point, a, cols[0]).is_none())
+        {
             continue;
         }
         let series = cols
             .iter()
             .zip(names)
             .map(|(col, n)| {
-                let v = report.aqms.iter().map(|a| value(point, a, col).unwrap_or(0.0)).collect();
+                let v = report
+                    .aqms
+                    .iter()
+                    .map(|a| value(point, a, col).unwrap_or(0.0))
+                    .collect();
                 (n.to_string(), v)
             })
             .collect();
-        let suffix = if point.is_empty() { String::new() } else { format!("_{}", slug(point)) };
+        let suffix = if point.is_empty() {
+            String::new()
+        } else {
+            format!("_{}", slug(point))
+        };
         charts.push((
             format!("l_vs_c_delay{suffix}"),
             Chart::Bars(BarChart {
-                title: format!("{name}: queueing delay of L and C traffic {point}"),
+                title: format!(
+                    "{name}: queueing delay of L and C traffic{}",
+                    if point.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {point}")
+                    }
+                ),
                 y_label: "queueing delay (ms)".into(),
                 groups: report.aqms.clone(),
                 series,

@@ -7,7 +7,9 @@
 //! left over is reported as unknown.
 
 use crate::units::{parse_bool, parse_duration_ns, parse_rate_bps};
-use aqm_golden::reference::{Codel, CodelParams, FqCodel, FqCodelParams, Red, RedParams, TailDrop, TailDropParams};
+use aqm_golden::reference::{
+    Codel, CodelParams, FqCodel, FqCodelParams, Red, RedParams, TailDrop, TailDropParams,
+};
 use aqm_golden::Aqm;
 use std::fmt;
 use std::sync::Arc;
@@ -22,7 +24,11 @@ pub enum RegistryError {
     #[error("bad AQM spec {spec:?}: {why} (expected NAME or NAME:key=value,key=value)")]
     BadSpec { spec: String, why: String },
     #[error("{aqm}: unknown parameter {key:?}; known: {known}")]
-    UnknownParam { aqm: String, key: String, known: String },
+    UnknownParam {
+        aqm: String,
+        key: String,
+        known: String,
+    },
     #[error("{aqm}: parameter {key}={value:?}: {why}")]
     BadValue {
         aqm: String,
@@ -55,7 +61,9 @@ impl AqmSpec {
         }
         let mut params = Vec::new();
         for item in rest.into_iter().flat_map(|r| r.split(',')) {
-            let (k, v) = item.split_once('=').ok_or_else(|| bad(&format!("{item:?} is not key=value")))?;
+            let (k, v) = item
+                .split_once('=')
+                .ok_or_else(|| bad(&format!("{item:?} is not key=value")))?;
             let (k, v) = (k.trim(), v.trim());
             if k.is_empty() || v.is_empty() {
                 return Err(bad(&format!("{item:?} has an empty key or value")));
@@ -104,7 +112,10 @@ impl Params {
     pub fn new(aqm: &str, items: &[(String, String)]) -> Params {
         Params {
             aqm: aqm.to_string(),
-            items: items.iter().map(|(k, v)| (k.clone(), v.clone(), false)).collect(),
+            items: items
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone(), false))
+                .collect(),
             known: Vec::new(),
         }
     }
@@ -145,10 +156,16 @@ impl Params {
         }
     }
 
-    fn parsed<T>(&mut self, key: &str, parse: impl Fn(&str) -> Result<T, String>) -> Result<Option<T>, RegistryError> {
+    fn parsed<T>(
+        &mut self,
+        key: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+    ) -> Result<Option<T>, RegistryError> {
         match self.take(key) {
             None => Ok(None),
-            Some(v) => parse(&v).map(Some).map_err(|why| self.bad_value(key, &v, why)),
+            Some(v) => parse(&v)
+                .map(Some)
+                .map_err(|why| self.bad_value(key, &v, why)),
         }
     }
 
@@ -171,7 +188,9 @@ impl Params {
     /// A whole number in `min..=max`.
     pub fn integer(&mut self, key: &str, min: u64, max: u64) -> Result<Option<u64>, RegistryError> {
         self.parsed(key, |v| {
-            let n: u64 = v.parse().map_err(|_| "expected a whole number".to_string())?;
+            let n: u64 = v
+                .parse()
+                .map_err(|_| "expected a whole number".to_string())?;
             if (min..=max).contains(&n) {
                 Ok(n)
             } else {
@@ -215,7 +234,8 @@ impl Params {
 }
 
 /// Makes an AQM for one run.
-pub type Factory = Arc<dyn Fn(&FactoryContext, &mut Params) -> Result<Box<dyn Aqm>, RegistryError> + Send + Sync>;
+pub type Factory =
+    Arc<dyn Fn(&FactoryContext, &mut Params) -> Result<Box<dyn Aqm>, RegistryError> + Send + Sync>;
 
 #[derive(Clone)]
 struct Entry {
@@ -250,21 +270,35 @@ impl Default for Registry {
 impl Registry {
     /// A registry with nothing in it.
     pub fn empty() -> Registry {
-        Registry { entries: Vec::new() }
+        Registry {
+            entries: Vec::new(),
+        }
     }
 
     /// The software references and the golden-model slots.
     pub fn with_builtins() -> Registry {
         let mut r = Registry::empty();
-        r.register("taildrop", "drop-tail FIFO (pfifo); limit=1000 packets", taildrop);
+        r.register(
+            "taildrop",
+            "drop-tail FIFO (pfifo); limit=1000 packets",
+            taildrop,
+        );
         r.alias("pfifo", "taildrop");
-        r.register("red", "RED with the count correction; limit, min_th, max_th, max_p, w_q, ecn, avpkt", |c, p| {
-            red(c, p, false)
-        });
-        r.register("ared", "Adaptive RED (max_p adapted every 500 ms); same parameters as red", |c, p| {
-            red(c, p, true)
-        });
-        r.register("codel", "CoDel (RFC 8289); target, interval, limit, ecn, mtu", codel);
+        r.register(
+            "red",
+            "RED with the count correction; limit, min_th, max_th, max_p, w_q, ecn, avpkt",
+            |c, p| red(c, p, false),
+        );
+        r.register(
+            "ared",
+            "Adaptive RED (max_p adapted every 500 ms); same parameters as red",
+            |c, p| red(c, p, true),
+        );
+        r.register(
+            "codel",
+            "CoDel (RFC 8289); target, interval, limit, ecn, mtu",
+            codel,
+        );
         r.register(
             "fq_codel",
             "FQ-CoDel (RFC 8290); flows, quantum, limit, memory_limit, drop_batch, target, interval, ecn, mtu",
@@ -287,7 +321,10 @@ impl Registry {
     /// Adds (or replaces) the AQM `name`.
     pub fn register<F>(&mut self, name: &str, about: &str, factory: F)
     where
-        F: Fn(&FactoryContext, &mut Params) -> Result<Box<dyn Aqm>, RegistryError> + Send + Sync + 'static,
+        F: Fn(&FactoryContext, &mut Params) -> Result<Box<dyn Aqm>, RegistryError>
+            + Send
+            + Sync
+            + 'static,
     {
         self.insert(name, about, Ok(Arc::new(factory)));
     }
@@ -326,17 +363,29 @@ impl Registry {
             .find(|e| e.name == name || e.aliases.iter().any(|a| a == name))
             .ok_or_else(|| RegistryError::UnknownAqm {
                 name: name.to_string(),
-                known: self.entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>().join(", "),
+                known: self
+                    .entries
+                    .iter()
+                    .map(|e| e.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             })
     }
 
     /// Makes the AQM `spec` names for a run.
-    pub fn create(&self, spec: &AqmSpec, ctx: &FactoryContext) -> Result<Box<dyn Aqm>, RegistryError> {
+    pub fn create(
+        &self,
+        spec: &AqmSpec,
+        ctx: &FactoryContext,
+    ) -> Result<Box<dyn Aqm>, RegistryError> {
         let entry = self.find(&spec.name)?;
-        let factory = entry.factory.as_ref().map_err(|why| RegistryError::NotAvailable {
-            name: entry.name.clone(),
-            why: why.clone(),
-        })?;
+        let factory = entry
+            .factory
+            .as_ref()
+            .map_err(|why| RegistryError::NotAvailable {
+                name: entry.name.clone(),
+                why: why.clone(),
+            })?;
         let mut params = Params::new(&entry.name, &spec.params);
         let aqm = factory(ctx, &mut params)?;
         params.finish()?;
@@ -358,12 +407,17 @@ impl Registry {
 
     /// Names of the AQMs that can be made now.
     pub fn available(&self) -> Vec<String> {
-        self.entries.iter().filter(|e| e.factory.is_ok()).map(|e| e.name.clone()).collect()
+        self.entries
+            .iter()
+            .filter(|e| e.factory.is_ok())
+            .map(|e| e.name.clone())
+            .collect()
     }
 }
 
 fn limit(p: &mut Params, default: usize) -> Result<usize, RegistryError> {
-    Ok(p.integer("limit", 1, 10_000_000)?.map_or(default, |v| v as usize))
+    Ok(p.integer("limit", 1, 10_000_000)?
+        .map_or(default, |v| v as usize))
 }
 
 fn taildrop(_: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
@@ -373,7 +427,11 @@ fn taildrop(_: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, Registry
     })))
 }
 
-fn red(ctx: &FactoryContext, p: &mut Params, adaptive: bool) -> Result<Box<dyn Aqm>, RegistryError> {
+fn red(
+    ctx: &FactoryContext,
+    p: &mut Params,
+    adaptive: bool,
+) -> Result<Box<dyn Aqm>, RegistryError> {
     let d = RedParams::default();
     let params = RedParams {
         limit: limit(p, d.limit)?,
@@ -388,7 +446,11 @@ fn red(ctx: &FactoryContext, p: &mut Params, adaptive: bool) -> Result<Box<dyn A
     };
     if params.min_th >= params.max_th {
         let v = format!("{}", params.min_th);
-        return Err(p.bad_value("min_th", &v, format!("must be below max_th ({})", params.max_th)));
+        return Err(p.bad_value(
+            "min_th",
+            &v,
+            format!("must be below max_th ({})", params.max_th),
+        ));
     }
     Ok(Box::new(Red::new(params, ctx.seed)))
 }
@@ -417,11 +479,19 @@ fn fq_codel(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, Regist
     let (target_ns, interval_ns) = codel_times(p, d.target_ns, d.interval_ns)?;
     Ok(Box::new(FqCodel::new(
         FqCodelParams {
-            flows: p.integer("flows", 1, 65_536)?.map_or(d.flows, |v| v as usize),
-            quantum: p.integer("quantum", 1, 1 << 20)?.map_or(d.quantum, |v| v as u32),
+            flows: p
+                .integer("flows", 1, 65_536)?
+                .map_or(d.flows, |v| v as usize),
+            quantum: p
+                .integer("quantum", 1, 1 << 20)?
+                .map_or(d.quantum, |v| v as u32),
             limit: limit(p, d.limit)?,
-            memory_limit: p.integer("memory_limit", 1, 1 << 40)?.unwrap_or(d.memory_limit),
-            drop_batch: p.integer("drop_batch", 1, 1 << 16)?.map_or(d.drop_batch, |v| v as usize),
+            memory_limit: p
+                .integer("memory_limit", 1, 1 << 40)?
+                .unwrap_or(d.memory_limit),
+            drop_batch: p
+                .integer("drop_batch", 1, 1 << 16)?
+                .map_or(d.drop_batch, |v| v as usize),
             target_ns,
             interval_ns,
             ecn: p.switch("ecn")?.unwrap_or(d.ecn),
@@ -454,7 +524,12 @@ mod tests {
     #[test]
     fn every_available_builtin_is_made_by_name_and_alias() {
         let r = Registry::with_builtins();
-        for name in r.available().iter().map(String::as_str).chain(["pfifo", "fq-codel"]) {
+        for name in r
+            .available()
+            .iter()
+            .map(String::as_str)
+            .chain(["pfifo", "fq-codel"])
+        {
             let aqm = r.create(&AqmSpec::parse(name).unwrap(), &CTX).unwrap();
             assert_eq!(aqm.backlog_packets(), 0, "{name}");
         }
@@ -465,7 +540,10 @@ mod tests {
         let r = Registry::with_builtins();
         for name in ["pie", "dualpi2"] {
             if !r.available().iter().any(|a| a == name) {
-                let e = r.create(&AqmSpec::parse(name).unwrap(), &CTX).err().unwrap();
+                let e = r
+                    .create(&AqmSpec::parse(name).unwrap(), &CTX)
+                    .err()
+                    .unwrap();
                 assert!(matches!(e, RegistryError::NotAvailable { .. }), "{e}");
             }
         }
@@ -474,7 +552,12 @@ mod tests {
     #[test]
     fn bad_overrides_name_the_key_and_what_was_expected() {
         let r = Registry::with_builtins();
-        let err = |s: &str| r.create(&AqmSpec::parse(s).unwrap(), &CTX).err().unwrap().to_string();
+        let err = |s: &str| {
+            r.create(&AqmSpec::parse(s).unwrap(), &CTX)
+                .err()
+                .unwrap()
+                .to_string()
+        };
         assert!(err("codel:target=5").contains("target=\"5\""));
         assert!(err("codel:target=5").contains("unit"));
         assert!(err("codel:foo=1").contains("unknown parameter \"foo\"; known: target, interval"));
@@ -491,7 +574,9 @@ mod tests {
             assert_eq!(ctx.seed, 1);
             Ok(Box::new(TailDrop::new(TailDropParams { limit: n })))
         });
-        let aqm = r.create(&AqmSpec::parse("pie (hw):limit=7").unwrap(), &CTX).unwrap();
+        let aqm = r
+            .create(&AqmSpec::parse("pie (hw):limit=7").unwrap(), &CTX)
+            .unwrap();
         assert_eq!(aqm.name(), "taildrop");
         assert!(r.available().contains(&"pie (hw)".to_string()));
     }

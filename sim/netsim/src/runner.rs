@@ -45,7 +45,10 @@ impl Report {
     /// Median over seeds per (point, AQM), in run order.
     pub fn summary(&self) -> Vec<SummaryRow> {
         let mut rows: Vec<SummaryRow> = Vec::new();
-        for chunk in self.runs.chunk_by(|a, b| a.point == b.point && a.aqm == b.aqm) {
+        for chunk in self
+            .runs
+            .chunk_by(|a, b| a.point == b.point && a.aqm == b.aqm)
+        {
             let metrics: Vec<&RunMetrics> = chunk.iter().map(|r| &r.metrics).collect();
             rows.push(SummaryRow {
                 point: chunk[0].point.clone(),
@@ -59,16 +62,23 @@ impl Report {
 }
 
 /// Runs one AQM through one point with one seed.
-pub fn run_one(spec: &RunSpec, registry: &Registry, aqm: &AqmSpec, seed: u64) -> Result<(RunMetrics, RunSamples), Error> {
+pub fn run_one(
+    spec: &RunSpec,
+    registry: &Registry,
+    aqm: &AqmSpec,
+    seed: u64,
+) -> Result<(RunMetrics, RunSamples), Error> {
     let ctx = FactoryContext {
         seed,
         link_rate_bps: spec.rate_bps,
     };
     let q = registry.create(aqm, &ctx)?;
-    Simulation::new(spec, q, seed).run().map_err(|e| Error::Conservation {
-        context: format!("aqm {aqm}, seed {seed}"),
-        detail: e.0,
-    })
+    Simulation::new(spec, q, seed)
+        .run()
+        .map_err(|e| Error::Conservation {
+            context: format!("aqm {aqm}, seed {seed}"),
+            detail: e.0,
+        })
 }
 
 /// Runs every point of `scenario` for every AQM and seed, in parallel, with a progress bar on stderr if
@@ -80,7 +90,9 @@ pub fn run_scenario(
     registry: &Registry,
     progress: bool,
 ) -> Result<Report, Error> {
-    scenario.validate().map_err(|e| Error::Config(format!("scenario {}: {e}", scenario.name)))?;
+    scenario
+        .validate()
+        .map_err(|e| Error::Config(format!("scenario {}: {e}", scenario.name)))?;
     if aqms.is_empty() || seeds.is_empty() {
         return Err(Error::Config("nothing to run: no AQM or no seed".into()));
     }
@@ -96,11 +108,16 @@ pub fn run_scenario(
     }
     let points = scenario.points();
     let jobs: Vec<(usize, &AqmSpec, u64)> = (0..points.len())
-        .flat_map(|p| aqms.iter().flat_map(move |a| seeds.iter().map(move |&s| (p, a, s))))
+        .flat_map(|p| {
+            aqms.iter()
+                .flat_map(move |a| seeds.iter().map(move |&s| (p, a, s)))
+        })
         .collect();
     let bar = if progress && jobs.len() > 1 {
         let b = ProgressBar::new(jobs.len() as u64);
-        if let Ok(style) = ProgressStyle::with_template("{prefix} [{bar:40}] {pos}/{len} runs, {elapsed} elapsed, ETA {eta}") {
+        if let Ok(style) = ProgressStyle::with_template(
+            "{prefix} [{bar:40}] {pos}/{len} runs, {elapsed} elapsed, ETA {eta}",
+        ) {
             b.set_style(style.progress_chars("=> "));
         }
         b.set_prefix(scenario.name.clone());
@@ -112,18 +129,23 @@ pub fn run_scenario(
         .par_iter()
         .map(|&(p, aqm, seed)| {
             let point = &points[p];
-            let result = run_one(&point.spec, registry, aqm, seed).map(|(metrics, samples)| RunResult {
-                point: point.label.clone(),
-                x: point.x,
-                aqm: aqm.to_string(),
-                seed,
-                metrics,
-                samples,
-            });
+            let result =
+                run_one(&point.spec, registry, aqm, seed).map(|(metrics, samples)| RunResult {
+                    point: point.label.clone(),
+                    x: point.x,
+                    aqm: aqm.to_string(),
+                    seed,
+                    metrics,
+                    samples,
+                });
             bar.inc(1);
             result.map_err(|e| match e {
                 Error::Conservation { context, detail } => Error::Conservation {
-                    context: format!("scenario {}, {}{context}", scenario.name, point_prefix(&point.label)),
+                    context: format!(
+                        "scenario {}, {}{context}",
+                        scenario.name,
+                        point_prefix(&point.label)
+                    ),
                     detail,
                 },
                 other => other,

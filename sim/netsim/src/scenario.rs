@@ -158,7 +158,14 @@ fn probe(interval_ms: u64, size: u32) -> FlowGroup {
     }
 }
 
-fn base(name: &str, description: &str, rate_mbit: u64, rtt_ms: u64, duration_s: u64, warmup_s: u64) -> Scenario {
+fn base(
+    name: &str,
+    description: &str,
+    rate_mbit: u64,
+    rtt_ms: u64,
+    duration_s: u64,
+    warmup_s: u64,
+) -> Scenario {
     Scenario {
         name: name.into(),
         description: description.into(),
@@ -224,16 +231,35 @@ pub fn named(name: &str) -> Option<Scenario> {
             s
         }
         "rate-sweep" => {
-            let mut s = base("rate-sweep", "mix without short flows, R in {5, 10, 20, 50, 100} Mbit/s", 20, 50, 60, 10);
+            let mut s = base(
+                "rate-sweep",
+                "mix without short flows, R in {5, 10, 20, 50, 100} Mbit/s",
+                20,
+                50,
+                60,
+                10,
+            );
             s.flows = vec![reno(4), probe(10, 100)];
             s.sweep = Some(Sweep {
-                rate: Some([5, 10, 20, 50, 100].iter().map(|m| Rate(m * 1_000_000)).collect()),
+                rate: Some(
+                    [5, 10, 20, 50, 100]
+                        .iter()
+                        .map(|m| Rate(m * 1_000_000))
+                        .collect(),
+                ),
                 ..Sweep::default()
             });
             s
         }
         "flow-sweep" => {
-            let mut s = base("flow-sweep", "1 to 32 Reno flows and a probe, 20 Mbit/s, RTT 50 ms", 20, 50, 60, 10);
+            let mut s = base(
+                "flow-sweep",
+                "1 to 32 Reno flows and a probe, 20 Mbit/s, RTT 50 ms",
+                20,
+                50,
+                60,
+                10,
+            );
             s.flows = vec![reno(4), probe(10, 100)];
             s.sweep = Some(Sweep {
                 flows: Some(vec![1, 2, 4, 8, 16, 32]),
@@ -242,13 +268,27 @@ pub fn named(name: &str) -> Option<Scenario> {
             s
         }
         "single" => {
-            let mut s = base("single", "one Reno flow, 20 Mbit/s, RTT 50 ms, 20 s; queueing delay over time", 20, 50, 20, 5);
+            let mut s = base(
+                "single",
+                "one Reno flow, 20 Mbit/s, RTT 50 ms, 20 s; queueing delay over time",
+                20,
+                50,
+                20,
+                5,
+            );
             s.flows = vec![reno(1)];
             s.timeseries = Some(Duration(10 * MS));
             s
         }
         "fairness" => {
-            let mut s = base("fairness", "4 Reno flows for 300 s: Jain's index after 60 s and after 300 s", 20, 50, 300, 10);
+            let mut s = base(
+                "fairness",
+                "4 Reno flows for 300 s: Jain's index after 60 s and after 300 s",
+                20,
+                50,
+                300,
+                10,
+            );
             s.flows = vec![reno(4)];
             s.checkpoints = vec![Duration(60 * S), Duration(300 * S)];
             s.aqm = vec!["taildrop".into()];
@@ -272,7 +312,10 @@ pub fn named(name: &str) -> Option<Scenario> {
                 10,
             );
             s.flows = vec![
-                FlowGroup::Scalable { count: 1, rtt: None },
+                FlowGroup::Scalable {
+                    count: 1,
+                    rtt: None,
+                },
                 reno(1),
                 FlowGroup::Cubic {
                     count: 1,
@@ -342,7 +385,10 @@ impl Scenario {
         }
         for c in &self.checkpoints {
             if c.0 <= self.warmup.0 || c.0 > self.duration.0 {
-                return err("checkpoints", &format!("{c} is not after warmup and within duration"));
+                return err(
+                    "checkpoints",
+                    &format!("{c} is not after warmup and within duration"),
+                );
             }
         }
         if self.flows.is_empty() {
@@ -351,7 +397,9 @@ impl Scenario {
         for (i, g) in self.flows.iter().enumerate() {
             let at = |key: &str| format!("flows[{i}].{key}");
             let rtt = match g {
-                FlowGroup::Reno { count, rtt, .. } | FlowGroup::Cubic { count, rtt, .. } | FlowGroup::Scalable { count, rtt } => {
+                FlowGroup::Reno { count, rtt, .. }
+                | FlowGroup::Cubic { count, rtt, .. }
+                | FlowGroup::Scalable { count, rtt } => {
                     if *count == 0 || *count > 10_000 {
                         return err(&at("count"), "must be in 1..=10000");
                     }
@@ -359,14 +407,21 @@ impl Scenario {
                 }
                 FlowGroup::Short { rate, packets, rtt } => {
                     if !(rate.is_finite() && *rate > 0.0 && *rate <= 100_000.0) {
-                        return err(&at("rate"), "must be more than 0 and at most 100000 flows per second");
+                        return err(
+                            &at("rate"),
+                            "must be more than 0 and at most 100000 flows per second",
+                        );
                     }
                     if *packets == 0 || *packets > 1_000_000 {
                         return err(&at("packets"), "must be in 1..=1000000");
                     }
                     rtt
                 }
-                FlowGroup::Probe { interval, size, rtt } => {
+                FlowGroup::Probe {
+                    interval,
+                    size,
+                    rtt,
+                } => {
                     if interval.0 < 1000 {
                         return err(&at("interval"), "must be at least 1us");
                     }
@@ -390,7 +445,12 @@ impl Scenario {
             }
         }
         if let Some(sw) = &self.sweep {
-            let set = [sw.rate.is_some(), sw.flows.is_some(), sw.duration.is_some(), sw.rtt.is_some()];
+            let set = [
+                sw.rate.is_some(),
+                sw.flows.is_some(),
+                sw.duration.is_some(),
+                sw.rtt.is_some(),
+            ];
             if set.iter().filter(|&&b| b).count() != 1 {
                 return err("sweep", "set exactly one of rate, flows, duration, rtt");
             }
@@ -404,10 +464,14 @@ impl Scenario {
                 return err("sweep", "the swept list is empty");
             }
             if sw.flows.is_some() && !self.flows.iter().any(FlowGroup::is_bulk) {
-                return err("sweep.flows", "there is no reno, cubic or scalable group to sweep");
+                return err(
+                    "sweep.flows",
+                    "there is no reno, cubic or scalable group to sweep",
+                );
             }
             for p in self.points() {
-                let sweep_err = |key: &str, why: &str| err(&format!("sweep.{key} = {}", p.label), why);
+                let sweep_err =
+                    |key: &str, why: &str| err(&format!("sweep.{key} = {}", p.label), why);
                 if p.spec.rate_bps < 1000 {
                     return sweep_err("rate", "must be at least 1kbit");
                 }
@@ -417,7 +481,11 @@ impl Scenario {
                 if self.checkpoints.iter().any(|c| c.0 > p.spec.duration_ns) {
                     return sweep_err("duration", "is shorter than a checkpoint");
                 }
-                if p.spec.traffic.iter().any(|t| matches!(t, Traffic::Long { count: 0, .. })) {
+                if p.spec
+                    .traffic
+                    .iter()
+                    .any(|t| matches!(t, Traffic::Long { count: 0, .. }))
+                {
                     return sweep_err("flows", "must be at least 1");
                 }
             }
@@ -439,11 +507,12 @@ impl Scenario {
 
     /// The runs of this scenario: one per swept value, or one.
     pub fn points(&self) -> Vec<Point> {
-        let one = |label: String, x: f64, rate: u64, flows: Option<u32>, duration: u64, rtt: u64| Point {
-            label,
-            x,
-            spec: self.run_spec(rate, flows, duration, rtt),
-        };
+        let one =
+            |label: String, x: f64, rate: u64, flows: Option<u32>, duration: u64, rtt: u64| Point {
+                label,
+                x,
+                spec: self.run_spec(rate, flows, duration, rtt),
+            };
         let (r, d, t) = (self.rate.0, self.duration.0, self.rtt.0);
         match &self.sweep {
             Some(Sweep { rate: Some(v), .. }) => v
@@ -454,7 +523,9 @@ impl Scenario {
                 .iter()
                 .map(|&n| one(format!("flows={n}"), f64::from(n), r, Some(n), d, t))
                 .collect(),
-            Some(Sweep { duration: Some(v), .. }) => v
+            Some(Sweep {
+                duration: Some(v), ..
+            }) => v
                 .iter()
                 .map(|x| one(format!("duration={x}"), x.0 as f64 / 1e9, r, None, x.0, t))
                 .collect(),
@@ -466,7 +537,13 @@ impl Scenario {
         }
     }
 
-    fn run_spec(&self, rate_bps: u64, flows: Option<u32>, duration_ns: u64, rtt_ns: u64) -> RunSpec {
+    fn run_spec(
+        &self,
+        rate_bps: u64,
+        flows: Option<u32>,
+        duration_ns: u64,
+        rtt_ns: u64,
+    ) -> RunSpec {
         let swept_rtt = self.sweep.as_ref().is_some_and(|s| s.rtt.is_some());
         let group_rtt = |r: &Option<Duration>| match r {
             Some(d) if !swept_rtt => d.0,
@@ -476,12 +553,18 @@ impl Scenario {
             .flows
             .iter()
             .map(|g| match g {
-                FlowGroup::Reno { count, ecn, rtt } | FlowGroup::Cubic { count, ecn, rtt } => Traffic::Long {
-                    cc: if matches!(g, FlowGroup::Reno { .. }) { CcKind::Reno } else { CcKind::Cubic },
-                    ecn: if *ecn { EcnMode::Classic } else { EcnMode::Off },
-                    count: flows.unwrap_or(*count),
-                    rtt_ns: group_rtt(rtt),
-                },
+                FlowGroup::Reno { count, ecn, rtt } | FlowGroup::Cubic { count, ecn, rtt } => {
+                    Traffic::Long {
+                        cc: if matches!(g, FlowGroup::Reno { .. }) {
+                            CcKind::Reno
+                        } else {
+                            CcKind::Cubic
+                        },
+                        ecn: if *ecn { EcnMode::Classic } else { EcnMode::Off },
+                        count: flows.unwrap_or(*count),
+                        rtt_ns: group_rtt(rtt),
+                    }
+                }
                 FlowGroup::Scalable { count, rtt } => Traffic::Long {
                     cc: CcKind::Scalable,
                     ecn: EcnMode::Scalable,
@@ -493,7 +576,11 @@ impl Scenario {
                     packets: *packets,
                     rtt_ns: group_rtt(rtt),
                 },
-                FlowGroup::Probe { interval, size, rtt } => Traffic::Probe {
+                FlowGroup::Probe {
+                    interval,
+                    size,
+                    rtt,
+                } => Traffic::Probe {
                     interval_ns: interval.0,
                     size: *size,
                     rtt_ns: group_rtt(rtt),
@@ -525,7 +612,10 @@ impl Scenario {
 impl FlowGroup {
     /// A group of bulk TCP flows.
     pub fn is_bulk(&self) -> bool {
-        matches!(self, FlowGroup::Reno { .. } | FlowGroup::Cubic { .. } | FlowGroup::Scalable { .. })
+        matches!(
+            self,
+            FlowGroup::Reno { .. } | FlowGroup::Cubic { .. } | FlowGroup::Scalable { .. }
+        )
     }
 }
 
@@ -552,9 +642,18 @@ mod tests {
         assert_eq!(p[4].spec.rate_bps, 100_000_000);
         assert_eq!(p[0].label, "rate=5Mbit");
         let p = named("flow-sweep").unwrap().points();
-        assert!(matches!(p[5].spec.traffic[0], Traffic::Long { count: 32, .. }));
+        assert!(matches!(
+            p[5].spec.traffic[0],
+            Traffic::Long { count: 32, .. }
+        ));
         let p = named("l4s").unwrap().points();
-        assert!(p[1].spec.traffic.iter().all(|t| matches!(t, Traffic::Long { rtt_ns: 50_000_000, .. })));
+        assert!(p[1].spec.traffic.iter().all(|t| matches!(
+            t,
+            Traffic::Long {
+                rtt_ns: 50_000_000,
+                ..
+            }
+        )));
         assert_eq!(named("lab").unwrap().points()[1].spec.duration_ns, 120 * S);
     }
 
@@ -572,16 +671,27 @@ mod tests {
     #[test]
     fn bad_units_and_impossible_values_are_rejected_with_the_key() {
         let base = "name = \"x\"\nrtt = \"20ms\"\nduration = \"5s\"\n[[flows]]\nkind = \"reno\"\n";
-        let e = Scenario::from_toml(&format!("rate = 10\nwarmup = \"1s\"\n{base}"), "f.toml").unwrap_err();
+        let e = Scenario::from_toml(&format!("rate = 10\nwarmup = \"1s\"\n{base}"), "f.toml")
+            .unwrap_err();
         assert!(e.contains("rate") && e.contains("unit"), "{e}");
-        let e = Scenario::from_toml(&format!("rate = \"10MB\"\nwarmup = \"1s\"\n{base}"), "f.toml").unwrap_err();
+        let e = Scenario::from_toml(
+            &format!("rate = \"10MB\"\nwarmup = \"1s\"\n{base}"),
+            "f.toml",
+        )
+        .unwrap_err();
         assert!(e.contains("rate") && e.contains("Mbit"), "{e}");
-        let e = Scenario::from_toml(&format!("rate = \"10Mbit\"\nwarmup = \"9s\"\n{base}"), "f.toml").unwrap_err();
+        let e = Scenario::from_toml(
+            &format!("rate = \"10Mbit\"\nwarmup = \"9s\"\n{base}"),
+            "f.toml",
+        )
+        .unwrap_err();
         assert!(e.contains("warmup: must be shorter than duration"), "{e}");
         let text = format!("rate = \"10Mbit\"\nwarmup = \"1s\"\n{base}count = 0\n");
         let e = Scenario::from_toml(&text, "f.toml").unwrap_err();
         assert!(e.contains("flows[0].count"), "{e}");
-        let text = format!("rate = \"10Mbit\"\nwarmup = \"1s\"\n{base}[sweep]\nrate = [\"1Mbit\"]\nflows = [2]\n");
+        let text = format!(
+            "rate = \"10Mbit\"\nwarmup = \"1s\"\n{base}[sweep]\nrate = [\"1Mbit\"]\nflows = [2]\n"
+        );
         let e = Scenario::from_toml(&text, "f.toml").unwrap_err();
         assert!(e.contains("exactly one"), "{e}");
     }

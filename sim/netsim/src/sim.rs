@@ -37,9 +37,17 @@ pub enum Traffic {
         rtt_ns: u64,
     },
     /// One `size`-byte packet every `interval_ns`, no congestion control.
-    Probe { interval_ns: u64, size: u32, rtt_ns: u64 },
+    Probe {
+        interval_ns: u64,
+        size: u32,
+        rtt_ns: u64,
+    },
     /// Constant bit rate of `size`-byte packets, ignoring loss and marks.
-    Cbr { rate_bps: u64, size: u32, rtt_ns: u64 },
+    Cbr {
+        rate_bps: u64,
+        size: u32,
+        rtt_ns: u64,
+    },
 }
 
 /// Everything one run needs, in simulator units.
@@ -76,9 +84,17 @@ enum Class {
 impl Class {
     fn label(self) -> &'static str {
         match self {
-            Class::Long { kind: CcKind::Reno, .. } => "reno",
-            Class::Long { kind: CcKind::Cubic, .. } => "cubic",
-            Class::Long { kind: CcKind::Scalable, .. } => "scalable",
+            Class::Long {
+                kind: CcKind::Reno, ..
+            } => "reno",
+            Class::Long {
+                kind: CcKind::Cubic,
+                ..
+            } => "cubic",
+            Class::Long {
+                kind: CcKind::Scalable,
+                ..
+            } => "scalable",
             Class::Short => "short",
             Class::Probe => "probe",
             Class::Cbr => "cbr",
@@ -166,8 +182,14 @@ impl MetaRing {
 }
 
 enum Source {
-    Probe { flow: u32, interval_ns: u64 },
-    Cbr { flow: u32, interval_ns: u64 },
+    Probe {
+        flow: u32,
+        interval_ns: u64,
+    },
+    Cbr {
+        flow: u32,
+        interval_ns: u64,
+    },
     Short {
         mean_gap_s: f64,
         packets: u32,
@@ -186,7 +208,8 @@ struct Stats {
     /// By AQM queue: [Classic, L].
     queue_delay: [Histogram; 2],
     fct: Histogram,
-    link_bytes: u64,
+    /// Time the link spent sending within [warm-up, end], ns.
+    busy_ns: u64,
     drops: BTreeMap<String, u64>,
     marks: BTreeMap<String, u64>,
     probe_sent: u64,
@@ -272,7 +295,8 @@ impl<'a> Simulation<'a> {
                             scalable: ecn == EcnMode::Scalable,
                         };
                         let f = sim.add_flow(class, rtt, spec.packet_size, code, start);
-                        sim.flows[f].tcp = Some((Sender::new(Cc::new(cc), ecn, None), Receiver::default()));
+                        sim.flows[f].tcp =
+                            Some((Sender::new(Cc::new(cc), ecn, None), Receiver::default()));
                         sim.events.push(start, Event::Start(f as u32));
                     }
                 }
@@ -300,7 +324,13 @@ impl<'a> Simulation<'a> {
                 } => {
                     let f = sim.add_flow(Class::Probe, rtt_ns, size, Ecn::NotEct, 0) as u32;
                     let phase = (rng.uniform() * interval_ns as f64) as u64;
-                    sim.add_source(phase, Source::Probe { flow: f, interval_ns });
+                    sim.add_source(
+                        phase,
+                        Source::Probe {
+                            flow: f,
+                            interval_ns,
+                        },
+                    );
                 }
                 Traffic::Cbr {
                     rate_bps,
@@ -310,7 +340,13 @@ impl<'a> Simulation<'a> {
                     let f = sim.add_flow(Class::Cbr, rtt_ns, size, Ecn::NotEct, 0) as u32;
                     let interval_ns = (u64::from(size) * 8_000_000_000).div_ceil(rate_bps.max(1));
                     let phase = (rng.uniform() * interval_ns as f64) as u64;
-                    sim.add_source(phase, Source::Cbr { flow: f, interval_ns });
+                    sim.add_source(
+                        phase,
+                        Source::Cbr {
+                            flow: f,
+                            interval_ns,
+                        },
+                    );
                 }
             }
         }
@@ -339,7 +375,8 @@ impl<'a> Simulation<'a> {
 
     fn add_source(&mut self, first_ns: u64, s: Source) {
         self.sources.push(s);
-        self.events.push(first_ns, Event::Source(self.sources.len() as u32 - 1));
+        self.events
+            .push(first_ns, Event::Source(self.sources.len() as u32 - 1));
     }
 
     fn measuring(&self) -> bool {
@@ -523,6 +560,9 @@ impl<'a> Simulation<'a> {
             ce: d.pkt.ecn == Ecn::Ce,
         });
         let tx_ns = (u64::from(m.len) * 8_000_000_000).div_ceil(self.spec.rate_bps);
+        let busy_from = self.now.max(self.spec.warmup_ns);
+        let busy_to = (self.now + tx_ns).min(self.spec.duration_ns);
+        self.stats.busy_ns += busy_to.saturating_sub(busy_from);
         self.events.push(self.now + tx_ns, Event::LinkDone);
         Ok(())
     }
@@ -530,23 +570,25 @@ impl<'a> Simulation<'a> {
     /// The packet on the link is sent: it enters its flow's delay line; the link takes the next one.
     fn link_done(&mut self) -> Result<(), ConservationError> {
         let Some(OnLink { id, ce }) = self.link.take() else {
-            return Err(ConservationError("the link finished a packet it was not sending".into()));
+            return Err(ConservationError(
+                "the link finished a packet it was not sending".into(),
+            ));
         };
         let Some(&mut m) = self.meta.get_mut(id) else {
-            return Err(ConservationError(format!("packet {id} on the link has no record")));
+            return Err(ConservationError(format!(
+                "packet {id} on the link has no record"
+            )));
         };
         self.meta.retire(id);
         self.count.on_link -= 1;
         self.count.in_transit += 1;
-        if self.measuring() {
-            self.stats.link_bytes += u64::from(m.len);
-        }
         let ev_seq = self.events.take_seq();
         let f = m.flow as usize;
         let flow = &mut self.flows[f];
         let arrive_ns = self.now + flow.rtt_ns;
         if flow.transit.is_empty() {
-            self.events.push_seq(arrive_ns, ev_seq, Event::Arrive(m.flow));
+            self.events
+                .push_seq(arrive_ns, ev_seq, Event::Arrive(m.flow));
         }
         flow.transit.push_back(Transit {
             arrive_ns,
@@ -566,10 +608,13 @@ impl<'a> Simulation<'a> {
         let now = self.now;
         let flow = &mut self.flows[f];
         let Some(p) = flow.transit.pop_front() else {
-            return Err(ConservationError(format!("flow {f}'s delay line is empty at an arrival")));
+            return Err(ConservationError(format!(
+                "flow {f}'s delay line is empty at an arrival"
+            )));
         };
         if let Some(next) = flow.transit.front() {
-            self.events.push_seq(next.arrive_ns, next.ev_seq, Event::Arrive(f as u32));
+            self.events
+                .push_seq(next.arrive_ns, next.ev_seq, Event::Arrive(f as u32));
         }
         self.count.in_transit -= 1;
         self.count.delivered += 1;
@@ -659,7 +704,8 @@ impl<'a> Simulation<'a> {
     fn source(&mut self, s: usize) -> Result<(), ConservationError> {
         match &mut self.sources[s] {
             &mut Source::Probe { flow, interval_ns } | &mut Source::Cbr { flow, interval_ns } => {
-                self.events.push(self.now + interval_ns, Event::Source(s as u32));
+                self.events
+                    .push(self.now + interval_ns, Event::Source(s as u32));
                 let fl = &mut self.flows[flow as usize];
                 let seq = fl.next_seq;
                 fl.next_seq += 1;
@@ -674,8 +720,15 @@ impl<'a> Simulation<'a> {
                 let rtt = (*rtt_ns as f64 * rng.range(RTT_SPREAD.0, RTT_SPREAD.1)) as u64;
                 let gap = (rng.exponential(*mean_gap_s) * 1e9) as u64;
                 let packets = *packets;
-                self.events.push(self.now + gap.max(1), Event::Source(s as u32));
-                let f = self.add_flow(Class::Short, rtt, self.spec.packet_size, Ecn::NotEct, self.now);
+                self.events
+                    .push(self.now + gap.max(1), Event::Source(s as u32));
+                let f = self.add_flow(
+                    Class::Short,
+                    rtt,
+                    self.spec.packet_size,
+                    Ecn::NotEct,
+                    self.now,
+                );
                 self.flows[f].tcp = Some((
                     Sender::new(Cc::new(CcKind::Reno), EcnMode::Off, Some(packets)),
                     Receiver::default(),
@@ -703,7 +756,7 @@ impl<'a> Simulation<'a> {
         let measured_s = (spec.duration_ns - spec.warmup_ns) as f64 * 1e-9;
         let capacity_bytes = spec.rate_bps as f64 / 8.0 * measured_s;
         let mut m = RunMetrics {
-            utilisation: s.link_bytes as f64 / capacity_bytes,
+            utilisation: s.busy_ns as f64 / (spec.duration_ns - spec.warmup_ns) as f64,
             delay_p50_ms: ms(s.long_delay.quantile(0.5)),
             delay_p99_ms: ms(s.long_delay.quantile(0.99)),
             probe_p50_ms: ms(s.probe_delay.quantile(0.5)),
@@ -749,11 +802,14 @@ impl<'a> Simulation<'a> {
             m.c_queue_mean_ms = ms(c_queue.mean());
             m.c_queue_p99_ms = ms(c_queue.quantile(0.99));
         }
-        let (mut classic_bytes, mut classic_n, mut scalable_bytes, mut scalable_n) = (0.0, 0.0, 0.0, 0.0);
+        let (mut classic_bytes, mut classic_n, mut scalable_bytes, mut scalable_n) =
+            (0.0, 0.0, 0.0, 0.0);
         let mut long_bytes = 0.0;
         for f in &self.flows {
             let b = f.goodput_bytes as f64;
-            *m.goodput_mbps.entry(f.class.label().to_string()).or_insert(0.0) += b * 8.0 / measured_s / 1e6;
+            *m.goodput_mbps
+                .entry(f.class.label().to_string())
+                .or_insert(0.0) += b * 8.0 / measured_s / 1e6;
             if let Class::Long { scalable, .. } = f.class {
                 long_bytes += b;
                 m.timeouts_long += f.tcp.as_ref().map_or(0, |(s, _)| u64::from(s.timeouts));
@@ -781,11 +837,100 @@ impl<'a> Simulation<'a> {
                     .iter()
                     .enumerate()
                     .filter(|(_, (_, n))| *n > 0)
-                    .map(|(i, (sum, n))| (i as f64 * bin_ns as f64 * 1e-9, *sum as f64 / *n as f64 / 1e6))
+                    .map(|(i, (sum, n))| {
+                        (
+                            i as f64 * bin_ns as f64 * 1e-9,
+                            *sum as f64 / *n as f64 / 1e6,
+                        )
+                    })
                     .collect(),
                 None => Vec::new(),
             },
         };
         (m, samples)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aqm_golden::reference::{TailDrop, TailDropParams};
+
+    const MS: u64 = 1_000_000;
+
+    fn taildrop() -> Box<dyn Aqm> {
+        Box::new(TailDrop::new(TailDropParams::default()))
+    }
+
+    fn spec(traffic: Vec<Traffic>) -> RunSpec {
+        RunSpec {
+            rate_bps: 20_000_000,
+            duration_ns: 3_000 * MS,
+            warmup_ns: 1_000 * MS,
+            packet_size: 1500,
+            traffic,
+            timeseries_bin_ns: None,
+            checkpoints: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn long_flows_get_a_base_rtt_within_ten_percent_and_start_in_the_first_second() {
+        let s = spec(vec![Traffic::Long {
+            cc: CcKind::Reno,
+            ecn: EcnMode::Off,
+            count: 200,
+            rtt_ns: 50 * MS,
+        }]);
+        let sim = Simulation::new(&s, taildrop(), 7);
+        let rtts: Vec<u64> = sim.flows.iter().map(|f| f.rtt_ns).collect();
+        assert!(rtts.iter().all(|&r| (45 * MS..=55 * MS).contains(&r)));
+        assert!(rtts.iter().any(|&r| r < 46 * MS) && rtts.iter().any(|&r| r > 54 * MS));
+        assert!(sim.flows.iter().all(|f| f.start_ns < START_SPREAD_NS));
+        assert!(sim.flows.iter().any(|f| f.start_ns > 900 * MS));
+    }
+
+    #[test]
+    fn meta_ring_forgets_finished_packets_from_the_front_only() {
+        let mut ring = MetaRing::default();
+        let m = Meta {
+            flow: 0,
+            seq: 0,
+            xmit: 0,
+            len: 1500,
+            sent_ns: 0,
+            at: Where::Queued,
+        };
+        let ids: Vec<u64> = (0..4).map(|_| ring.push(m)).collect();
+        assert_eq!(ids, vec![0, 1, 2, 3]);
+        ring.retire(1);
+        assert_eq!(ring.slots.len(), 4);
+        ring.retire(0);
+        assert_eq!((ring.base, ring.slots.len()), (2, 2));
+        assert!(ring.get_mut(1).is_none());
+        assert_eq!(ring.get_mut(3).map(|m| m.at), Some(Where::Queued));
+    }
+
+    #[test]
+    fn jain_index_is_one_for_equal_shares_and_one_over_n_for_a_monopoly() {
+        assert_eq!(jain_index(&[5.0, 5.0, 5.0, 5.0]), Some(1.0));
+        assert_eq!(jain_index(&[8.0, 0.0, 0.0, 0.0]), Some(0.25));
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
+    }
+
+    #[test]
+    fn transmission_time_is_rounded_up_so_the_link_never_exceeds_its_rate() {
+        let mut s = spec(vec![Traffic::Cbr {
+            rate_bps: 30_000_000,
+            size: 1000,
+            rtt_ns: 10 * MS,
+        }]);
+        s.rate_bps = 3_000_000; // 1000 B take 2666.67 us: rounded up to 2667 us
+        let (m, _) = Simulation::new(&s, taildrop(), 1).run().unwrap();
+        assert!(
+            m.utilisation <= 1.0 && m.utilisation > 0.999,
+            "{}",
+            m.utilisation
+        );
     }
 }

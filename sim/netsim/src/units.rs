@@ -18,7 +18,9 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 
 /// A duration in ns from `"250us"`, `"10ms"`, `"1.5s"`, `"2min"` or `"100ns"`. The unit is required.
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
-    let expected = || format!("invalid duration {s:?}: expected a number with a unit (ns, us, ms, s, min), like \"10ms\"");
+    let expected = || {
+        format!("invalid duration {s:?}: expected a number with a unit (ns, us, ms, s, min), like \"10ms\"")
+    };
     let (value, unit) = split_number(s).ok_or_else(expected)?;
     let scale = match unit {
         "ns" => 1.0,
@@ -38,7 +40,9 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
 /// A rate in bit/s from `"20Mbit"`, `"1.5Gbit"`, `"500kbit"`, `"64000bit"` (`bps`, `kbps`, `Mbps` and
 /// `Gbps` are accepted too). The unit is required.
 pub fn parse_rate_bps(s: &str) -> Result<u64, String> {
-    let expected = || format!("invalid rate {s:?}: expected a number with a unit (bit, kbit, Mbit, Gbit), like \"20Mbit\"");
+    let expected = || {
+        format!("invalid rate {s:?}: expected a number with a unit (bit, kbit, Mbit, Gbit), like \"20Mbit\"")
+    };
     let (value, unit) = split_number(s).ok_or_else(expected)?;
     let scale = match unit.to_ascii_lowercase().as_str() {
         "bit" | "bps" => 1.0,
@@ -59,14 +63,16 @@ pub fn parse_bool(s: &str) -> Result<bool, String> {
     match s.trim().to_ascii_lowercase().as_str() {
         "on" | "true" | "yes" | "1" => Ok(true),
         "off" | "false" | "no" | "0" => Ok(false),
-        _ => Err(format!("invalid switch {s:?}: expected on/off, true/false, yes/no or 1/0")),
+        _ => Err(format!(
+            "invalid switch {s:?}: expected on/off, true/false, yes/no or 1/0"
+        )),
     }
 }
 
 /// A duration in the largest unit that prints it exactly (`"10ms"`, `"1500us"`).
 pub fn format_duration(ns: u64) -> String {
     for (unit, scale) in [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)] {
-        if ns >= scale && ns % scale == 0 {
+        if ns >= scale && ns.is_multiple_of(scale) {
             return format!("{}{unit}", ns / scale);
         }
     }
@@ -75,8 +81,12 @@ pub fn format_duration(ns: u64) -> String {
 
 /// A rate in the largest unit that prints it exactly (`"20Mbit"`).
 pub fn format_rate(bps: u64) -> String {
-    for (unit, scale) in [("Gbit", 1_000_000_000), ("Mbit", 1_000_000), ("kbit", 1_000)] {
-        if bps >= scale && bps % scale == 0 {
+    for (unit, scale) in [
+        ("Gbit", 1_000_000_000),
+        ("Mbit", 1_000_000),
+        ("kbit", 1_000),
+    ] {
+        if bps >= scale && bps.is_multiple_of(scale) {
             return format!("{}{unit}", bps / scale);
         }
     }
@@ -126,7 +136,11 @@ impl Visitor<'_> for UnitVisitor {
     type Value = u64;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "a {} as a string with a unit, like \"{}\"", self.what, self.example)
+        write!(
+            f,
+            "a {} as a string with a unit, like \"{}\"",
+            self.what, self.example
+        )
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<u64, E> {
@@ -184,7 +198,9 @@ mod tests {
         assert_eq!(parse_duration_ns("1.5s"), Ok(1_500_000_000));
         assert_eq!(parse_duration_ns("250us"), Ok(250_000));
         assert_eq!(parse_duration_ns("2min"), Ok(120_000_000_000));
-        assert!(parse_duration_ns("10").unwrap_err().contains("expected a number with a unit"));
+        assert!(parse_duration_ns("10")
+            .unwrap_err()
+            .contains("expected a number with a unit"));
         assert!(parse_duration_ns("ten ms").is_err());
         assert!(parse_duration_ns("-5ms").is_err());
         assert!(parse_duration_ns("5 parsecs").is_err());

@@ -1,0 +1,123 @@
+//! The binary: clear errors on bad input (never a panic), and the files it promises.
+
+use std::process::Command;
+
+fn netsim(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_aqm-netsim"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn list_names_every_scenario_and_aqm() {
+    let (ok, out, _) = netsim(&["list"]);
+    assert!(ok);
+    for name in [
+        "mix",
+        "rate-sweep",
+        "flow-sweep",
+        "single",
+        "fairness",
+        "lab",
+        "l4s",
+        "unresponsive",
+    ] {
+        assert!(out.contains(name), "{name}");
+    }
+    for name in [
+        "taildrop", "pfifo", "red", "ared", "codel", "fq_codel", "pie", "dualpi2",
+    ] {
+        assert!(out.contains(name), "{name}");
+    }
+}
+
+#[test]
+fn run_writes_table_csv_json_and_plots() {
+    let dir = std::env::temp_dir().join(format!("aqm-netsim-cli-{}", std::process::id()));
+    let d = dir.display().to_string();
+    let (ok, out, err) = netsim(&[
+        "run",
+        "mix",
+        "--aqm",
+        "taildrop,codel:target=5ms,interval=100ms",
+        "--seeds",
+        "1,2",
+        "--time-scale",
+        "0.05",
+        "--out",
+        &d,
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("codel:target=5ms,interval=100ms"), "{out}");
+    for f in [
+        "summary.csv",
+        "runs.csv",
+        "results.json",
+        "cdf_probe.svg",
+        "cdf_probe.png",
+        "cdf_long.png",
+    ] {
+        assert!(dir.join(f).exists(), "{f}");
+    }
+    let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+    assert_eq!(runs.lines().count(), 1 + 2 * 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn custom_scenarios_come_from_toml_and_errors_name_file_and_key() {
+    let dir = std::env::temp_dir().join(format!("aqm-netsim-toml-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.toml");
+    std::fs::write(
+        &good,
+        "name = \"tiny\"\nrate = \"10Mbit\"\nrtt = \"20ms\"\nduration = \"3s\"\nwarmup = \"1s\"\nseeds = [4]\naqm = [\"codel:target=2ms\"]\n\n[[flows]]\nkind = \"cubic\"\ncount = 2\n\n[[flows]]\nkind = \"probe\"\ninterval = \"20ms\"\nsize = 200\n",
+    )
+    .unwrap();
+    let (ok, out, err) = netsim(&["run", "--config", &good.display().to_string()]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("tiny") && out.contains("codel:target=2ms"),
+        "{out}"
+    );
+
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "name = \"x\"\nrate = \"10 furlongs\"\nrtt = \"20ms\"\nduration = \"3s\"\nwarmup = \"1s\"\n[[flows]]\nkind = \"reno\"\n").unwrap();
+    let (ok, _, err) = netsim(&["run", "--config", &bad.display().to_string()]);
+    assert!(!ok);
+    assert!(
+        err.contains("bad.toml") && err.contains("rate") && err.contains("line 2"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_command_line_input_is_a_clear_error() {
+    for (args, want) in [
+        (vec!["run", "nosuch"], "unknown scenario"),
+        (vec!["run", "mix", "--aqm", "nosuch"], "unknown AQM"),
+        (vec!["run", "mix", "--aqm", "codel:target=fast"], "target"),
+        (
+            vec!["run", "mix", "--aqm", "codel:bogus=1"],
+            "unknown parameter",
+        ),
+        (vec!["run", "mix", "--time-scale", "0"], "time-scale"),
+        (
+            vec!["run", "--config", "/nonexistent/x.toml"],
+            "/nonexistent/x.toml",
+        ),
+    ] {
+        let (ok, _, err) = netsim(&args);
+        assert!(!ok, "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
