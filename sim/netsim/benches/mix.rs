@@ -14,7 +14,7 @@ fn main() {
     };
     for aqm in ["taildrop", "codel"] {
         let spec = AqmSpec::parse(aqm).expect("a built-in name");
-        match bench(&mix, &spec, 1, &registry) {
+        match bench(&mix, &spec, 1, &registry, 10) {
             Ok(r) => println!("{}", r.report()),
             Err(e) => {
                 eprintln!("bench failed: {e}");

@@ -12,6 +12,8 @@ pub struct BenchResult {
     pub scenario: String,
     pub aqm: String,
     pub seed: u64,
+    /// How many times each point was run; the figures below are for the fastest repetition.
+    pub repeat: u32,
     pub simulated_s: f64,
     pub wall_s: f64,
     pub events: u64,
@@ -29,10 +31,12 @@ impl BenchResult {
 
     pub fn report(&self) -> String {
         format!(
-            "{} with {} (seed {}): {:.0} s simulated in {:.3} s wall, {} events ({:.2} M/s), {} packets ({:.2} M/s), {:.0}x real time",
+            "{} with {} (seed {}, best of {}): {:.0} s simulated in {:.4} s wall, {} events ({:.2} M/s), \
+             {} packets ({:.2} M/s), {:.0}x real time",
             self.scenario,
             self.aqm,
             self.seed,
+            self.repeat,
             self.simulated_s,
             self.wall_s,
             self.events,
@@ -44,29 +48,40 @@ impl BenchResult {
     }
 }
 
-/// Times every point of `scenario` with `aqm` and `seed` (one thread).
+/// Times every point of `scenario` with `aqm` and `seed` on one thread, `repeat` times, and keeps the
+/// fastest repetition of each point (the runs are identical, so the fastest is the least disturbed).
 pub fn bench(
     scenario: &Scenario,
     aqm: &AqmSpec,
     seed: u64,
     registry: &Registry,
+    repeat: u32,
 ) -> Result<BenchResult, Error> {
+    let repeat = repeat.max(1);
     let mut result = BenchResult {
         scenario: scenario.name.clone(),
         aqm: aqm.to_string(),
         seed,
+        repeat,
         simulated_s: 0.0,
         wall_s: 0.0,
         events: 0,
         packets: 0,
     };
     for point in scenario.points() {
-        let start = Instant::now();
-        let (m, _) = run_one(&point.spec, registry, aqm, seed)?;
-        result.wall_s += start.elapsed().as_secs_f64();
+        let mut best = f64::INFINITY;
+        let mut counts = (0, 0);
+        for _ in 0..repeat {
+            let start = Instant::now();
+            let (m, _) = run_one(&point.spec, registry, aqm, seed)?;
+            best = best.min(start.elapsed().as_secs_f64());
+            // Identical in every repetition.
+            counts = (m.events, m.conservation.generated);
+        }
+        result.events += counts.0;
+        result.packets += counts.1;
+        result.wall_s += best;
         result.simulated_s += point.spec.duration_ns as f64 * 1e-9;
-        result.events += m.events;
-        result.packets += m.conservation.generated;
     }
     Ok(result)
 }

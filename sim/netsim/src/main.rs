@@ -64,6 +64,9 @@ enum Command {
         aqm: String,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Run each point this many times and keep the fastest.
+        #[arg(long, default_value_t = 5)]
+        repeat: u32,
     },
 }
 
@@ -141,9 +144,10 @@ fn run(cli: Cli) -> Result<(), Error> {
             scenario,
             aqm,
             seed,
+            repeat,
         } => {
             let s = load_scenario(Some(&scenario), None)?;
-            let r = bench::bench(&s, &AqmSpec::parse(&aqm)?, seed, &registry)?;
+            let r = bench::bench(&s, &AqmSpec::parse(&aqm)?, seed, &registry, repeat)?;
             println!("{}", r.report());
         }
         Command::Run {
