@@ -5,6 +5,12 @@
 //! `"pie (hw)"`) with [`Registry::register`]. A factory gets the run's seed and link rate and the
 //! parameter overrides; it takes the parameters it knows through the typed getters of [`Params`], and any
 //! left over is reported as unknown.
+//!
+//! Plugging in a model: replace its `register_slot` line in [`Registry::with_builtins`] by a
+//! `register(name, about, factory)` whose factory builds the qdisc from `ctx.seed` and sets each override
+//! by its tc name, e.g. `for (k, v) in p.take_rest() { q.set_param(&k, &v).map_err(|e| p.bad_value(&k,
+//! &v, e.to_string()))? }`. A crate outside this one (the Verilated cores) does the same on its own
+//! `Registry::with_builtins()` before calling [`crate::run_scenario`].
 
 use crate::units::{parse_bool, parse_duration_ns, parse_rate_bps};
 use aqm_golden::reference::{
