@@ -47,7 +47,16 @@ fn lookup(cols: &[(String, Option<f64>)], name: &str) -> Option<f64> {
     cols.iter().find(|(n, _)| n == name).and_then(|(_, v)| *v)
 }
 
-fn render(header: Vec<String>, body: Vec<Vec<String>>) -> String {
+/// Lays out a table; the first `left` columns are names (left-aligned), the rest numbers. A leading
+/// "point" column that is empty in every row (no sweep) is left out.
+fn render(mut header: Vec<String>, mut body: Vec<Vec<String>>, mut left: usize) -> String {
+    if header[0] == "point" && body.iter().all(|r| r[0].is_empty()) {
+        header.remove(0);
+        body.iter_mut().for_each(|r| {
+            r.remove(0);
+        });
+        left -= 1;
+    }
     let mut widths: Vec<usize> = header.iter().map(String::len).collect();
     for row in &body {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -61,7 +70,7 @@ fn render(header: Vec<String>, body: Vec<Vec<String>>) -> String {
             .zip(&widths)
             .enumerate()
             .map(|(c, (cell, w))| {
-                if c < 2 {
+                if c < left {
                     format!("{cell:<w$}")
                 } else {
                     format!("{cell:>w$}")
@@ -112,7 +121,7 @@ pub fn summary_table(report: &Report) -> String {
             .collect::<Vec<_>>()
             .join(",")
     );
-    out += &render(header, body);
+    out += &render(header, body, 2);
     out
 }
 
@@ -136,7 +145,7 @@ pub fn per_seed_table(report: &Report) -> String {
             cells
         })
         .collect();
-    render(header, body)
+    render(header, body, 2)
 }
 
 fn csv_field(s: &str) -> String {
