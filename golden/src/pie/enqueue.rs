@@ -71,39 +71,46 @@ pub fn local_prob(vars: &PieVars, params: &PieParams, len: u32) -> u64 {
     }
 }
 
-/// Decide one arriving packet.
-pub fn decide(
-    vars: &PieVars,
-    params: &PieParams,
-    queue: QueueView,
-    len: u32,
-    ecn: Ecn,
-    rnd: u64,
-) -> Decision {
-    let mut accu = vars.accu_prob;
+/// The part of the decision that depends only on the slowly changing state (prob, delay sample, burst
+/// allowance) and the packet. The hardware evaluates it when it accepts the packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prepared {
+    /// Step 1 or 2 lets the packet in (burst allowance left, or low delay at low probability).
+    pub bypass: bool,
+    /// Step 8 would mark rather than drop (ECN on, prob <= 10 %, packet ECN-capable).
+    pub ecn_ok: bool,
+    /// Step 4.
+    pub local_prob: u64,
+}
+
+/// Steps 1, 2, 4 and the condition of step 8.
+pub fn prepare(vars: &PieVars, params: &PieParams, len: u32, ecn: Ecn) -> Prepared {
+    Prepared {
+        bypass: vars.burst_time > 0
+            || (vars.qdelay < params.target_ticks() / 2 && vars.prob < PROB_20PCT),
+        ecn_ok: params.ecn && vars.prob <= PROB_10PCT && ecn.is_ecn_capable(),
+        local_prob: local_prob(vars, params, len),
+    }
+}
+
+/// The rest of the decision, against the live queue and accumulator: steps 0, 3, 5, 6, 7 and 8.
+pub fn finish(p: Prepared, accu_prob: u64, queue: QueueView, limit: u32, mtu: u32, rnd: u64) -> Decision {
     let verdict = |v: Verdict, accu: u64, lp: u64| Decision {
         verdict: v,
         accu_prob: accu,
         local_prob: lp,
     };
     // 0. The limit comes first; a tail drop clears the accumulator.
-    if queue.packets >= params.limit {
+    if queue.packets >= limit {
         return verdict(Verdict::TailDrop, 0, 0);
     }
     // 1.-3. Bypass rules.
-    if vars.burst_time > 0 {
-        return verdict(Verdict::Enqueue, accu, 0);
+    if p.bypass || queue.bytes < 2 * mtu as u64 {
+        return verdict(Verdict::Enqueue, accu_prob, 0);
     }
-    if vars.qdelay < params.target_ticks() / 2 && vars.prob < PROB_20PCT {
-        return verdict(Verdict::Enqueue, accu, 0);
-    }
-    if queue.bytes < 2 * params.mtu as u64 {
-        return verdict(Verdict::Enqueue, accu, 0);
-    }
-    // 4.
-    let lp = local_prob(vars, params, len);
+    let lp = p.local_prob;
     // 5.
-    accu = if lp == 0 { 0 } else { accu.saturating_add(lp) };
+    let mut accu = if lp == 0 { 0 } else { (accu_prob + lp).min(ACCU_MAX) };
     // 6.
     let early = if accu < ACCU_LOW {
         false
@@ -120,11 +127,24 @@ pub fn decide(
         return verdict(Verdict::Enqueue, accu, lp);
     }
     // 8. Mark instead of drop while prob is at most 10 %.
-    if params.ecn && vars.prob <= PROB_10PCT && ecn.is_ecn_capable() {
+    if p.ecn_ok {
         verdict(Verdict::Mark, accu, lp)
     } else {
         verdict(Verdict::EarlyDrop, 0, lp)
     }
+}
+
+/// Decide one arriving packet: [`prepare`] then [`finish`] on the same state.
+pub fn decide(
+    vars: &PieVars,
+    params: &PieParams,
+    queue: QueueView,
+    len: u32,
+    ecn: Ecn,
+    rnd: u64,
+) -> Decision {
+    let p = prepare(vars, params, len, ecn);
+    finish(p, vars.accu_prob, queue, params.limit, params.mtu, rnd)
 }
 
 #[cfg(test)]
@@ -250,13 +270,13 @@ mod tests {
     }
 
     #[test]
-    fn accumulator_saturates() {
+    fn accumulator_saturates_at_sixty_bits() {
         let mut v = busy(MAX_PROB / 20);
-        v.accu_prob = u64::MAX - 3;
+        v.accu_prob = ACCU_MAX - 3;
         let p = PieParams { ecn: true, ..PieParams::default() };
         let d = run(&v, &p, BIG_QUEUE, Ecn::Ect0, u64::MAX);
         assert_eq!(d.verdict, Verdict::Mark);
-        assert_eq!(d.accu_prob, u64::MAX);
+        assert_eq!(d.accu_prob, ACCU_MAX);
     }
 
     #[test]

@@ -12,6 +12,6 @@ pub mod params;
 pub mod regs;
 pub mod vars;
 
-pub use enqueue::{Decision, QueueView, Verdict};
+pub use enqueue::{Decision, Prepared, QueueView, Verdict};
 pub use params::PieParams;
 pub use vars::PieVars;

@@ -1,50 +1,53 @@
-//! PIE's PI controller (spec/pie.md, "Controller"), multi-cycle and without multipliers.
+//! PIE's PI controller (spec/pie.md, "Controller"), bit-serial.
 //!
-//! An update fires when `now` reaches `next_update` (500 ms after reset, then `tupdate` after each firing),
-//! snapshots its inputs, and walks a fixed sequence of states that reuse shift-add datapaths:
+//! The update runs every 15 ms or so and may take thousands of cycles, so it is computed one bit per clock
+//! on 64-bit shift registers: every adder is a single full adder, which keeps this block small (no wide
+//! carry chain; the HX8K has no multipliers) and far from the critical path. An update fires when `now`
+//! reaches `next_update` (500 ms after reset, then `tupdate` after each firing), snapshots its inputs, and
+//! runs a fixed sequence of passes over the bits, least significant first:
 //!
 //! ```text
-//! Scale  6   gain auto-scaling: compare prob with 10 %, 1 %, ... 0.0001 % in turn -> shift count
-//! Gain   6   alpha x K and beta x K, one bit of the 6-bit gain per cycle
-//! Shift 15   >> (4 + shift count), one bit per cycle
-//! Prep   1   qdelay - target, qdelay - qdelay_old (64-bit, wrapping, as Linux)
-//! Mul   34   alpha_i x d1 and beta_i x d2, one bit of the 34-bit gains per cycle (mod 2^64)
-//! Sum, Cap, Boost, Add1, Add2, Decay, Check   1 each: steps 4-9 of the spec
-//! Div   56   prob / MTU for bytemode, restoring division, one quotient bit per cycle
-//! Commit 1   prob, prob/MTU and qdelay_old land together; a new measurement cycle refills the burst
-//!            allowance and clears the accumulator (strobes to the egress and ingress blocks)
+//! Scale     64  prob < 10 %, 1 %, ... 0.0001 % (step 3's levels, six serial comparisons at once);
+//!               d1 = qdelay - target, d2 = qdelay - qdelay_old (64-bit, as Linux)
+//! Gain      55  alpha_i = (alpha x K) >> (4 + shift), beta_i likewise: a serial multi-operand sum of
+//!               shifted copies of the constant K, keeping the bits from 4 + shift on (step 3)
+//! Mul  34 x 64  alpha_i x d1 and beta_i x d2 mod 2^64, one bit of the gains per pass (step 4)
+//! Sum       64  delta = the two products; delta > 2 % (signed)
+//! CapBoost  64  step 5 (cap at 2 % while prob >= 10 %) and step 6 (+2 % above 250 ms)
+//! Add       64  prob + delta, 65-bit signed; Clamp (1) saturates to [0, 100 %] (step 7)
+//! Decay     64  prob -= prob >> 6 when due (step 8); the flags prob < 20 % and prob <= 10 % that the
+//!               ingress uses, and prob == 0 for step 9
+//! Div       56  prob / MTU for bytemode, restoring division, most significant bit first
+//! Commit     1  prob, prob / MTU, the flags and qdelay_old land together; a new measurement cycle
+//!               (step 9) strobes `burst_reset` to the egress (burst allowance) and ingress (accumulator)
 //! ```
-//! The commit lands at the end of the 126th cycle after the firing cycle ([`UPDATE_CYCLES`]). A register
-//! write to prob or the MTU schedules the division alone ([`DIV_JOB_CYCLES`]); prob writes are only taken
-//! while the controller is idle (the register file rejects them otherwise).
+//! The commit happens in the [`UPDATE_CYCLES`]th cycle after the firing cycle. A register write to prob
+//! or to the MTU runs Decay (without decay, for the flags) and Div alone ([`RECOMPUTE_CYCLES`]). Prob
+//! writes are only taken while the controller is idle; the register file rejects them otherwise.
 
 use crate::konst::K;
 use aqm_golden::pie::consts::{
-    FIRST_UPDATE_NS, GAIN_K, MAX_PROB, PROB_10PCT, PROB_2PCT, QDELAY_BOOST_TICKS, SCALE_LEVELS,
+    FIRST_UPDATE_NS, GAIN_K, MAX_PROB, PROB_10PCT, PROB_20PCT, PROB_2PCT, QDELAY_BOOST_TICKS,
+    SCALE_LEVELS,
 };
 use rust_hdl::prelude::*;
 
-/// Cycles from the firing cycle to the commit cycle of a periodic update (the commit is visible one
-/// cycle later).
-pub const UPDATE_CYCLES: u64 = 126;
-/// Cycles from the start cycle to the commit cycle of a prob / MTU recomputation.
-pub const DIV_JOB_CYCLES: u64 = 57;
+/// Cycles from the firing cycle to the commit cycle of a periodic update.
+pub const UPDATE_CYCLES: u64 = 2609;
+/// Cycles from the start to the commit cycle of a recomputation after a prob or MTU write.
+pub const RECOMPUTE_CYCLES: u64 = 121;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum CtrlState {
     Idle,
     Scale,
     Gain,
-    Shift,
-    Prep,
     Mul,
     Sum,
-    Cap,
-    Boost,
-    Add1,
-    Add2,
+    CapBoost,
+    Add,
+    Clamp,
     Decay,
-    Check,
     Div,
     Commit,
 }
@@ -55,22 +58,25 @@ pub struct PieController {
     pub rst: Signal<In, Bit>,
     pub now: Signal<In, Bits<64>>, // ns
     // Inputs sampled when an update fires.
-    pub qdelay: Signal<In, Bits<34>>, // ticks, the latest dequeue sample
-    pub backlog: Signal<In, Bits<32>>, // bytes
-    pub target: Signal<In, Bits<24>>, // ticks
-    pub alpha: Signal<In, Bits<6>>,   // 1/16 Hz
-    pub beta: Signal<In, Bits<6>>,    // 1/16 Hz
-    pub tupdate: Signal<In, Bits<32>>, // ns
-    pub mtu: Signal<In, Bits<16>>,    // bytes
+    pub qdelay: Signal<In, Bits<34>>,   // ticks, the latest dequeue sample
+    pub backlog: Signal<In, Bits<32>>,  // bytes
+    pub target: Signal<In, Bits<24>>,   // ticks
+    pub target_half: Signal<In, Bits<24>>, // ticks
+    pub alpha: Signal<In, Bits<6>>,     // 1/16 Hz
+    pub beta: Signal<In, Bits<6>>,      // 1/16 Hz
+    pub tupdate: Signal<In, Bits<32>>,  // ns
+    pub mtu: Signal<In, Bits<16>>,      // bytes
     // Register writes.
     pub prob_we: Signal<In, Bit>,
-    pub prob_wdata: Signal<In, Bits<64>>,
+    pub prob_wdata: Signal<In, Bits<56>>,
     pub mtu_we: Signal<In, Bit>,
     // State.
-    pub prob: Signal<Out, Bits<64>>, // 2^56 - 1 = 100 %
-    pub ppb: Signal<Out, Bits<64>>,  // prob / mtu
+    pub prob: Signal<Out, Bits<56>>, // 2^56 - 1 = 100 %
+    pub ppb: Signal<Out, Bits<56>>,  // prob / mtu
+    pub prob_lt20: Signal<Out, Bit>,
+    pub prob_le10: Signal<Out, Bit>,
     pub qdelay_old: Signal<Out, Bits<34>>, // ticks
-    pub next_update: Signal<Out, Bits<64>>, // ns
+    pub next_update: Signal<Out, Bits<40>>, // ns, low 40 bits
     /// An update or a recomputation is running.
     pub busy: Signal<Out, Bit>,
     /// Work is due: an update (now >= next_update) or a recomputation.
@@ -79,42 +85,94 @@ pub struct PieController {
     pub burst_reset: Signal<Out, Bit>,
 
     state: DFF<CtrlState>,
-    cnt: DFF<Bits<6>>,
-    prob_r: DFF<Bits<64>>,
-    ppb_r: DFF<Bits<64>>,
+    bi: DFF<Bits<7>>,
+    pass: DFF<Bits<6>>,
+    prob_r: DFF<Bits<56>>,
+    ppb_r: DFF<Bits<56>>,
+    lt20_r: DFF<Bit>,
+    le10_r: DFF<Bit>,
     qold_r: DFF<Bits<34>>,
-    next_r: DFF<Bits<64>>,
+    next_r: DFF<Bits<40>>,
     dirty: DFF<Bit>,
-    div_only: DFF<Bit>,
+    upd: DFF<Bit>,
+    decay_en: DFF<Bit>,
     qd: DFF<Bits<34>>,
     bnz: DFF<Bit>,
-    p: DFF<Bits<64>>,
-    qold_l: DFF<Bits<34>>,
-    target_l: DFF<Bits<24>>,
+    tgt: DFF<Bits<24>>,
+    al: DFF<Bits<6>>,
+    be: DFF<Bits<6>>,
     mtu_l: DFF<Bits<16>>,
-    am: DFF<Bits<6>>,
-    bm: DFF<Bits<6>>,
-    kk: DFF<Bits<40>>,
+    qlt: DFF<Bit>,
+    qolt: DFF<Bit>,
+    boost: DFF<Bit>,
+    qz: DFF<Bit>,
+    qoz: DFF<Bit>,
+    b0: DFF<Bit>,
+    b1: DFF<Bit>,
+    b2: DFF<Bit>,
+    b3: DFF<Bit>,
+    b4: DFF<Bit>,
+    b5: DFF<Bit>,
+    br1: DFF<Bit>,
+    br2: DFF<Bit>,
+    r1: DFF<Bits<64>>,
+    r2: DFF<Bits<64>>,
+    a: DFF<Bits<64>>,
+    b: DFF<Bits<64>>,
     ga: DFF<Bits<40>>,
     gb: DFF<Bits<40>>,
-    sh: DFF<Bits<4>>,
-    scaling: DFF<Bit>,
-    d1: DFF<Bits<64>>,
-    d2: DFF<Bits<64>>,
-    da: DFF<Bits<64>>,
-    db: DFF<Bits<64>>,
-    delta: DFF<Bits<64>>,
-    sum66: DFF<Bits<66>>,
-    np: DFF<Bits<64>>,
-    sat_up: DFF<Bit>,
-    brst: DFF<Bit>,
-    nd: DFF<Bits<64>>,
+    gca: DFF<Bits<3>>,
+    gcb: DFF<Bits<3>>,
+    ca: DFF<Bit>,
+    cb: DFF<Bit>,
+    pd1: DFF<Bit>,
+    pd2: DFF<Bit>,
+    bc: DFF<Bit>,
+    dsign: DFF<Bit>,
+    c64: DFF<Bit>,
+    anyhi: DFF<Bit>,
+    b20: DFF<Bit>,
+    b10: DFF<Bit>,
+    nz: DFF<Bit>,
     rem: DFF<Bits<12>>,
-    quo: DFF<Bits<64>>,
-    lvl: Signal<Local, Bits<64>>,
+    quo: DFF<Bits<56>>,
+    // Combinational helpers.
+    now40: Signal<Local, Bits<40>>,
+    prob64: Signal<Local, Bits<64>>,
+    qd64: Signal<Local, Bits<64>>,
+    tgt64: Signal<Local, Bits<64>>,
+    qold64: Signal<Local, Bits<64>>,
+    fire_diff: Signal<Local, Bits<40>>,
+    i6: Signal<Local, Bits<6>>,
+    p_i: Signal<Local, Bit>,
+    x: Signal<Local, Bit>,
+    y: Signal<Local, Bit>,
+    s: Signal<Local, Bit>,
+    x2: Signal<Local, Bit>,
+    y2: Signal<Local, Bit>,
+    s2: Signal<Local, Bit>,
+    c2_i: Signal<Local, Bit>,
+    sh: Signal<Local, Bits<5>>,
+    n: Signal<Local, Bits<7>>,
+    k1: Signal<Local, Bits<6>>,
+    k2: Signal<Local, Bits<6>>,
+    k3: Signal<Local, Bits<6>>,
+    k4: Signal<Local, Bits<6>>,
+    k5: Signal<Local, Bits<6>>,
+    kb0: Signal<Local, Bit>,
+    kb1: Signal<Local, Bit>,
+    kb2: Signal<Local, Bit>,
+    kb3: Signal<Local, Bit>,
+    kb4: Signal<Local, Bit>,
+    kb5: Signal<Local, Bit>,
+    suma: Signal<Local, Bits<4>>,
+    sumb: Signal<Local, Bits<4>>,
+    cap: Signal<Local, Bit>,
+    neg: Signal<Local, Bit>,
+    over: Signal<Local, Bit>,
+    didx: Signal<Local, Bits<6>>,
     rr: Signal<Local, Bits<12>>,
-    sext: Signal<Local, Bits<66>>,
-    k_gain: K<40, GAIN_K>,
+    k_gain: K<64, GAIN_K>,
     lvl0: K<64, PROB_10PCT>,
     lvl1: K<64, { SCALE_LEVELS[0] }>,
     lvl2: K<64, { SCALE_LEVELS[1] }>,
@@ -122,215 +180,346 @@ pub struct PieController {
     lvl4: K<64, { SCALE_LEVELS[3] }>,
     lvl5: K<64, { SCALE_LEVELS[4] }>,
     prob_2pct: K<64, PROB_2PCT>,
-    max_prob: K<66, MAX_PROB>,
-    max_prob64: K<64, MAX_PROB>,
+    prob_10pct: K<64, PROB_10PCT>,
+    prob_20pct: K<64, PROB_20PCT>,
+    max_prob: K<64, MAX_PROB>,
     boost_ticks: K<34, QDELAY_BOOST_TICKS>,
-    first_update: K<64, FIRST_UPDATE_NS>,
-    sign_ext: K<66, 3>,
+    first_update: K<40, FIRST_UPDATE_NS>,
 }
 
 impl Logic for PieController {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, cnt, prob_r, ppb_r, qold_r, next_r, dirty, div_only, qd, bnz, p,
-            qold_l, target_l, mtu_l, am, bm, kk, ga, gb, sh, scaling, d1, d2, da, db, delta, sum66,
-            np, sat_up, brst, nd, rem, quo
+            self, clock, state, bi, pass, prob_r, ppb_r, lt20_r, le10_r, qold_r, next_r, dirty, upd,
+            decay_en, qd, bnz, tgt, al, be, mtu_l, qlt, qolt, boost, qz, qoz, b0, b1, b2, b3, b4, b5,
+            br1, br2, r1, r2, a, b, ga, gb, gca, gcb, ca, cb, pd1, pd2, bc, dsign, c64, anyhi, b20,
+            b10, nz, rem, quo
         );
         self.burst_reset.next = false;
-        self.lvl.next = self.lvl0.val();
-        self.rr.next = (self.rem.q.val() << 1) | bit_cast::<12, 1>(self.nd.q.val().get_bit(63).into());
-        self.sext.next = bit_cast::<66, 64>(self.delta.q.val());
-        if self.delta.q.val().get_bit(63) {
-            self.sext.next = bit_cast::<66, 64>(self.delta.q.val()) | (self.sign_ext.val() << 64);
+        self.now40.next = self.now.val().get_bits::<40>(0);
+        self.fire_diff.next = self.now40.val() - self.next_r.q.val();
+        self.i6.next = self.bi.q.val().get_bits::<6>(0);
+        // Zero-extended copies, so that a 6-bit index always selects a defined bit.
+        self.prob64.next = bit_cast::<64, 56>(self.prob_r.q.val());
+        self.qd64.next = bit_cast::<64, 34>(self.qd.q.val());
+        self.tgt64.next = bit_cast::<64, 24>(self.tgt.q.val());
+        self.qold64.next = bit_cast::<64, 34>(self.qold_r.q.val());
+        self.p_i.next = self.prob64.val().get_bit(self.i6.val().index());
+        self.c2_i.next = self.prob_2pct.val().get_bit(self.i6.val().index());
+        self.x.next = false;
+        self.y.next = false;
+        self.x2.next = false;
+        self.y2.next = false;
+        self.s.next = false;
+        self.s2.next = false;
+        // Gain auto-scaling from the Scale pass: 1 + 2 per level below which prob lies, if below 10 %.
+        self.sh.next = 0.into();
+        if self.b0.q.val() {
+            self.sh.next = bit_cast::<5, 1>(self.b0.q.val().into())
+                + (bit_cast::<5, 1>(self.b1.q.val().into()) << 1)
+                + (bit_cast::<5, 1>(self.b2.q.val().into()) << 1)
+                + (bit_cast::<5, 1>(self.b3.q.val().into()) << 1)
+                + (bit_cast::<5, 1>(self.b4.q.val().into()) << 1)
+                + (bit_cast::<5, 1>(self.b5.q.val().into()) << 1);
         }
+        self.n.next = bit_cast::<7, 5>(self.sh.val()) + 4;
+        self.k1.next = self.i6.val() - 1;
+        self.k2.next = self.i6.val() - 2;
+        self.k3.next = self.i6.val() - 3;
+        self.k4.next = self.i6.val() - 4;
+        self.k5.next = self.i6.val() - 5;
+        self.kb0.next = self.k_gain.val().get_bit(self.i6.val().index());
+        self.kb1.next = (self.i6.val() >= 1) & self.k_gain.val().get_bit(self.k1.val().index());
+        self.kb2.next = (self.i6.val() >= 2) & self.k_gain.val().get_bit(self.k2.val().index());
+        self.kb3.next = (self.i6.val() >= 3) & self.k_gain.val().get_bit(self.k3.val().index());
+        self.kb4.next = (self.i6.val() >= 4) & self.k_gain.val().get_bit(self.k4.val().index());
+        self.kb5.next = (self.i6.val() >= 5) & self.k_gain.val().get_bit(self.k5.val().index());
+        self.suma.next = bit_cast::<4, 3>(self.gca.q.val())
+            + bit_cast::<4, 1>((self.al.q.val().get_bit(0) & self.kb0.val()).into())
+            + bit_cast::<4, 1>((self.al.q.val().get_bit(1) & self.kb1.val()).into())
+            + bit_cast::<4, 1>((self.al.q.val().get_bit(2) & self.kb2.val()).into())
+            + bit_cast::<4, 1>((self.al.q.val().get_bit(3) & self.kb3.val()).into())
+            + bit_cast::<4, 1>((self.al.q.val().get_bit(4) & self.kb4.val()).into())
+            + bit_cast::<4, 1>((self.al.q.val().get_bit(5) & self.kb5.val()).into());
+        self.sumb.next = bit_cast::<4, 3>(self.gcb.q.val())
+            + bit_cast::<4, 1>((self.be.q.val().get_bit(0) & self.kb0.val()).into())
+            + bit_cast::<4, 1>((self.be.q.val().get_bit(1) & self.kb1.val()).into())
+            + bit_cast::<4, 1>((self.be.q.val().get_bit(2) & self.kb2.val()).into())
+            + bit_cast::<4, 1>((self.be.q.val().get_bit(3) & self.kb3.val()).into())
+            + bit_cast::<4, 1>((self.be.q.val().get_bit(4) & self.kb4.val()).into())
+            + bit_cast::<4, 1>((self.be.q.val().get_bit(5) & self.kb5.val()).into());
+        self.cap.next = !self.dsign.q.val() & self.bc.q.val() & !self.b0.q.val();
+        self.neg.next = self.dsign.q.val() ^ self.c64.q.val();
+        self.over.next = !self.neg.val() & self.anyhi.q.val();
+        self.didx.next = 55_u64 - self.i6.val();
+        self.rr.next = (self.rem.q.val() << 1)
+            | bit_cast::<12, 1>(self.r2.q.val().get_bit(self.didx.val().index()).into());
+        self.bi.d.next = self.bi.q.val() + 1;
+
         match self.state.q.val() {
             CtrlState::Idle => {
+                self.bi.d.next = 0.into();
                 if self.prob_we.val() {
-                    self.prob_r.d.next = self.prob_wdata.val();
-                    self.dirty.d.next = true;
-                } else if self.now.val() >= self.next_r.q.val() {
+                    self.r2.d.next = bit_cast::<64, 56>(self.prob_wdata.val());
+                    self.upd.d.next = false;
+                    self.decay_en.d.next = false;
+                    self.mtu_l.d.next = self.mtu.val();
+                    self.state.d.next = CtrlState::Decay;
+                    self.b20.d.next = false;
+                    self.b10.d.next = false;
+                    self.nz.d.next = false;
+                    self.br1.d.next = false;
+                } else if !self.fire_diff.val().get_bit(39) {
                     self.qd.d.next = self.qdelay.val();
                     self.bnz.d.next = self.backlog.val().any();
-                    self.p.d.next = self.prob_r.q.val();
-                    self.qold_l.d.next = self.qold_r.q.val();
-                    self.target_l.d.next = self.target.val();
+                    self.tgt.d.next = self.target.val();
+                    self.al.d.next = self.alpha.val();
+                    self.be.d.next = self.beta.val();
                     self.mtu_l.d.next = self.mtu.val();
-                    self.am.d.next = self.alpha.val();
-                    self.bm.d.next = self.beta.val();
-                    self.kk.d.next = self.k_gain.val();
-                    self.ga.d.next = 0.into();
-                    self.gb.d.next = 0.into();
-                    self.sh.d.next = 0.into();
-                    self.scaling.d.next = true;
-                    self.cnt.d.next = 0.into();
-                    self.next_r.d.next = self.now.val() + bit_cast::<64, 32>(self.tupdate.val());
+                    self.qlt.d.next = self.qdelay.val() < bit_cast::<34, 24>(self.target_half.val());
+                    self.qolt.d.next =
+                        self.qold_r.q.val() < bit_cast::<34, 24>(self.target_half.val());
+                    self.boost.d.next = self.qdelay.val() > self.boost_ticks.val();
+                    self.qz.d.next = !self.qdelay.val().any();
+                    self.qoz.d.next = !self.qold_r.q.val().any();
+                    self.next_r.d.next = self.now40.val() + bit_cast::<40, 32>(self.tupdate.val());
                     self.dirty.d.next = false;
-                    self.div_only.d.next = false;
+                    self.upd.d.next = true;
+                    self.b0.d.next = false;
+                    self.b1.d.next = false;
+                    self.b2.d.next = false;
+                    self.b3.d.next = false;
+                    self.b4.d.next = false;
+                    self.b5.d.next = false;
+                    self.br1.d.next = false;
+                    self.br2.d.next = false;
                     self.state.d.next = CtrlState::Scale;
                 } else if self.dirty.q.val() {
-                    self.np.d.next = self.prob_r.q.val();
+                    self.r2.d.next = bit_cast::<64, 56>(self.prob_r.q.val());
+                    self.upd.d.next = false;
+                    self.decay_en.d.next = false;
                     self.mtu_l.d.next = self.mtu.val();
-                    self.nd.d.next = self.prob_r.q.val() << 8;
-                    self.rem.d.next = 0.into();
-                    self.quo.d.next = 0.into();
-                    self.cnt.d.next = 0.into();
                     self.dirty.d.next = false;
-                    self.div_only.d.next = true;
-                    self.state.d.next = CtrlState::Div;
+                    self.b20.d.next = false;
+                    self.b10.d.next = false;
+                    self.nz.d.next = false;
+                    self.br1.d.next = false;
+                    self.state.d.next = CtrlState::Decay;
                 }
             }
             CtrlState::Scale => {
-                match self.cnt.q.val().index() {
-                    0 => {
-                        self.lvl.next = self.lvl0.val();
-                    }
-                    1 => {
-                        self.lvl.next = self.lvl1.val();
-                    }
-                    2 => {
-                        self.lvl.next = self.lvl2.val();
-                    }
-                    3 => {
-                        self.lvl.next = self.lvl3.val();
-                    }
-                    4 => {
-                        self.lvl.next = self.lvl4.val();
-                    }
-                    _ => {
-                        self.lvl.next = self.lvl5.val();
-                    }
-                }
-                if self.scaling.q.val() & (self.p.q.val() < self.lvl.val()) {
-                    if self.cnt.q.val().any() {
-                        self.sh.d.next = self.sh.q.val() + 2;
-                    } else {
-                        self.sh.d.next = self.sh.q.val() + 1;
-                    }
-                } else {
-                    self.scaling.d.next = false;
-                }
-                self.cnt.d.next = self.cnt.q.val() + 1;
-                if self.cnt.q.val() == 5 {
-                    self.cnt.d.next = 0.into();
+                // Six comparisons prob < level, serially: a borrow bit each.
+                self.b0.d.next = (!self.p_i.val() & self.lvl0.val().get_bit(self.i6.val().index()))
+                    | (!(self.p_i.val() ^ self.lvl0.val().get_bit(self.i6.val().index()))
+                        & self.b0.q.val());
+                self.b1.d.next = (!self.p_i.val() & self.lvl1.val().get_bit(self.i6.val().index()))
+                    | (!(self.p_i.val() ^ self.lvl1.val().get_bit(self.i6.val().index()))
+                        & self.b1.q.val());
+                self.b2.d.next = (!self.p_i.val() & self.lvl2.val().get_bit(self.i6.val().index()))
+                    | (!(self.p_i.val() ^ self.lvl2.val().get_bit(self.i6.val().index()))
+                        & self.b2.q.val());
+                self.b3.d.next = (!self.p_i.val() & self.lvl3.val().get_bit(self.i6.val().index()))
+                    | (!(self.p_i.val() ^ self.lvl3.val().get_bit(self.i6.val().index()))
+                        & self.b3.q.val());
+                self.b4.d.next = (!self.p_i.val() & self.lvl4.val().get_bit(self.i6.val().index()))
+                    | (!(self.p_i.val() ^ self.lvl4.val().get_bit(self.i6.val().index()))
+                        & self.b4.q.val());
+                self.b5.d.next = (!self.p_i.val() & self.lvl5.val().get_bit(self.i6.val().index()))
+                    | (!(self.p_i.val() ^ self.lvl5.val().get_bit(self.i6.val().index()))
+                        & self.b5.q.val());
+                // d1 = qdelay - target and d2 = qdelay - qdelay_old, serially.
+                self.x.next = self.qd64.val().get_bit(self.i6.val().index());
+                self.y.next = self.tgt64.val().get_bit(self.i6.val().index());
+                self.s.next = self.x.val() ^ self.y.val() ^ self.br1.q.val();
+                self.br1.d.next = (!self.x.val() & self.y.val())
+                    | (!(self.x.val() ^ self.y.val()) & self.br1.q.val());
+                self.r1.d.next =
+                    (self.r1.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
+                self.y2.next = self.qold64.val().get_bit(self.i6.val().index());
+                self.s2.next = self.x.val() ^ self.y2.val() ^ self.br2.q.val();
+                self.br2.d.next = (!self.x.val() & self.y2.val())
+                    | (!(self.x.val() ^ self.y2.val()) & self.br2.q.val());
+                self.r2.d.next =
+                    (self.r2.q.val() >> 1) | (bit_cast::<64, 1>(self.s2.val().into()) << 63);
+                if self.bi.q.val() == 63 {
+                    self.bi.d.next = 0.into();
+                    self.gca.d.next = 0.into();
+                    self.gcb.d.next = 0.into();
+                    self.ga.d.next = 0.into();
+                    self.gb.d.next = 0.into();
                     self.state.d.next = CtrlState::Gain;
                 }
             }
             CtrlState::Gain => {
-                if self.am.q.val().get_bit(0) {
-                    self.ga.d.next = self.ga.q.val() + self.kk.q.val();
+                // Bit bi of alpha x K (and beta x K); bits n .. n+39 are kept: (x K) >> n.
+                self.gca.d.next = self.suma.val().get_bits::<3>(1);
+                self.gcb.d.next = self.sumb.val().get_bits::<3>(1);
+                if (self.bi.q.val() >= self.n.val()) & (self.bi.q.val() < (self.n.val() + 40)) {
+                    self.ga.d.next = (self.ga.q.val() >> 1)
+                        | (bit_cast::<40, 1>(self.suma.val().get_bit(0).into()) << 39);
+                    self.gb.d.next = (self.gb.q.val() >> 1)
+                        | (bit_cast::<40, 1>(self.sumb.val().get_bit(0).into()) << 39);
                 }
-                if self.bm.q.val().get_bit(0) {
-                    self.gb.d.next = self.gb.q.val() + self.kk.q.val();
+                if self.bi.q.val() == 54 {
+                    self.bi.d.next = 0.into();
+                    self.pass.d.next = 0.into();
+                    self.a.d.next = 0.into();
+                    self.b.d.next = 0.into();
+                    self.ca.d.next = false;
+                    self.cb.d.next = false;
+                    self.pd1.d.next = false;
+                    self.pd2.d.next = false;
+                    self.state.d.next = CtrlState::Mul;
                 }
-                self.kk.d.next = self.kk.q.val() << 1;
-                self.am.d.next = self.am.q.val() >> 1;
-                self.bm.d.next = self.bm.q.val() >> 1;
-                self.cnt.d.next = self.cnt.q.val() + 1;
-                if self.cnt.q.val() == 5 {
-                    self.cnt.d.next = 0.into();
-                    self.state.d.next = CtrlState::Shift;
-                }
-            }
-            CtrlState::Shift => {
-                if self.cnt.q.val() < (bit_cast::<6, 4>(self.sh.q.val()) + 4) {
-                    self.ga.d.next = self.ga.q.val() >> 1;
-                    self.gb.d.next = self.gb.q.val() >> 1;
-                }
-                self.cnt.d.next = self.cnt.q.val() + 1;
-                if self.cnt.q.val() == 14 {
-                    self.state.d.next = CtrlState::Prep;
-                }
-            }
-            CtrlState::Prep => {
-                self.d1.d.next =
-                    bit_cast::<64, 34>(self.qd.q.val()) - bit_cast::<64, 24>(self.target_l.q.val());
-                self.d2.d.next =
-                    bit_cast::<64, 34>(self.qd.q.val()) - bit_cast::<64, 34>(self.qold_l.q.val());
-                self.da.d.next = 0.into();
-                self.db.d.next = 0.into();
-                self.cnt.d.next = 0.into();
-                self.state.d.next = CtrlState::Mul;
             }
             CtrlState::Mul => {
-                if self.ga.q.val().get_bit(0) {
-                    self.da.d.next = self.da.q.val() + self.d1.q.val();
-                }
-                if self.gb.q.val().get_bit(0) {
-                    self.db.d.next = self.db.q.val() + self.d2.q.val();
-                }
-                self.d1.d.next = self.d1.q.val() << 1;
-                self.d2.d.next = self.d2.q.val() << 1;
-                self.ga.d.next = self.ga.q.val() >> 1;
-                self.gb.d.next = self.gb.q.val() >> 1;
-                self.cnt.d.next = self.cnt.q.val() + 1;
-                if self.cnt.q.val() == 33 {
-                    self.state.d.next = CtrlState::Sum;
+                // a += gain bit ? d1 : 0, and d1 <<= 1 (fed back one bit late), per pass.
+                self.x.next = self.a.q.val().get_bit(0);
+                self.y.next = self.ga.q.val().get_bit(0) & self.r1.q.val().get_bit(0);
+                self.s.next = self.x.val() ^ self.y.val() ^ self.ca.q.val();
+                self.ca.d.next = (self.x.val() & self.y.val())
+                    | (self.x.val() & self.ca.q.val())
+                    | (self.y.val() & self.ca.q.val());
+                self.a.d.next =
+                    (self.a.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
+                self.r1.d.next =
+                    (self.r1.q.val() >> 1) | (bit_cast::<64, 1>(self.pd1.q.val().into()) << 63);
+                self.pd1.d.next = self.r1.q.val().get_bit(0);
+                self.x2.next = self.b.q.val().get_bit(0);
+                self.y2.next = self.gb.q.val().get_bit(0) & self.r2.q.val().get_bit(0);
+                self.s2.next = self.x2.val() ^ self.y2.val() ^ self.cb.q.val();
+                self.cb.d.next = (self.x2.val() & self.y2.val())
+                    | (self.x2.val() & self.cb.q.val())
+                    | (self.y2.val() & self.cb.q.val());
+                self.b.d.next =
+                    (self.b.q.val() >> 1) | (bit_cast::<64, 1>(self.s2.val().into()) << 63);
+                self.r2.d.next =
+                    (self.r2.q.val() >> 1) | (bit_cast::<64, 1>(self.pd2.q.val().into()) << 63);
+                self.pd2.d.next = self.r2.q.val().get_bit(0);
+                if self.bi.q.val() == 63 {
+                    self.bi.d.next = 0.into();
+                    self.ca.d.next = false;
+                    self.cb.d.next = false;
+                    self.pd1.d.next = false;
+                    self.pd2.d.next = false;
+                    self.ga.d.next = self.ga.q.val() >> 1;
+                    self.gb.d.next = self.gb.q.val() >> 1;
+                    self.pass.d.next = self.pass.q.val() + 1;
+                    if self.pass.q.val() == 33 {
+                        self.ca.d.next = false;
+                        self.bc.d.next = false;
+                        self.state.d.next = CtrlState::Sum;
+                    }
                 }
             }
             CtrlState::Sum => {
-                self.delta.d.next = self.da.q.val() + self.db.q.val();
-                self.state.d.next = CtrlState::Cap;
-            }
-            CtrlState::Cap => {
-                // Step 5: delta > 2 % (signed) while prob >= 10 %.
-                if !self.delta.q.val().get_bit(63)
-                    & (self.delta.q.val() > self.prob_2pct.val())
-                    & (self.p.q.val() >= self.lvl0.val())
-                {
-                    self.delta.d.next = self.prob_2pct.val();
+                // delta = a + b into r1; borrow of 2 % - delta (delta above 2 %, unsigned).
+                self.x.next = self.a.q.val().get_bit(0);
+                self.y.next = self.b.q.val().get_bit(0);
+                self.s.next = self.x.val() ^ self.y.val() ^ self.ca.q.val();
+                self.ca.d.next = (self.x.val() & self.y.val())
+                    | (self.x.val() & self.ca.q.val())
+                    | (self.y.val() & self.ca.q.val());
+                self.a.d.next = self.a.q.val() >> 1;
+                self.b.d.next = self.b.q.val() >> 1;
+                self.r1.d.next =
+                    (self.r1.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
+                self.bc.d.next = (!self.c2_i.val() & self.s.val())
+                    | (!(self.c2_i.val() ^ self.s.val()) & self.bc.q.val());
+                if self.bi.q.val() == 63 {
+                    self.dsign.d.next = self.s.val();
+                    self.bi.d.next = 0.into();
+                    self.ca.d.next = false;
+                    self.state.d.next = CtrlState::CapBoost;
                 }
-                self.state.d.next = CtrlState::Boost;
             }
-            CtrlState::Boost => {
-                // Step 6.
-                if self.qd.q.val() > self.boost_ticks.val() {
-                    self.delta.d.next = self.delta.q.val() + self.prob_2pct.val();
+            CtrlState::CapBoost => {
+                // Step 5: delta = 2 % if capped; step 6: + 2 % above 250 ms.
+                self.x.next = self.r1.q.val().get_bit(0);
+                if self.cap.val() {
+                    self.x.next = self.c2_i.val();
                 }
-                self.state.d.next = CtrlState::Add1;
-            }
-            CtrlState::Add1 => {
-                // Step 7: prob + delta in 66 bits, signed.
-                self.sum66.d.next = self.sext.val() + bit_cast::<66, 64>(self.p.q.val());
-                self.state.d.next = CtrlState::Add2;
-            }
-            CtrlState::Add2 => {
-                self.sat_up.d.next = false;
-                if self.sum66.q.val().get_bit(65) {
-                    self.np.d.next = 0.into();
-                } else if self.sum66.q.val() > self.max_prob.val() {
-                    self.np.d.next = self.max_prob64.val();
-                    self.sat_up.d.next = true;
-                } else {
-                    self.np.d.next = bit_cast::<64, 66>(self.sum66.q.val());
+                self.y.next = self.boost.q.val() & self.c2_i.val();
+                self.s.next = self.x.val() ^ self.y.val() ^ self.ca.q.val();
+                self.ca.d.next = (self.x.val() & self.y.val())
+                    | (self.x.val() & self.ca.q.val())
+                    | (self.y.val() & self.ca.q.val());
+                self.r1.d.next =
+                    (self.r1.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
+                if self.bi.q.val() == 63 {
+                    self.bi.d.next = 0.into();
+                    self.ca.d.next = false;
+                    self.anyhi.d.next = false;
+                    self.state.d.next = CtrlState::Add;
                 }
+            }
+            CtrlState::Add => {
+                // Step 7: prob + delta into r2; bits 56..63 of the sum and the sign decide saturation.
+                self.x.next = self.p_i.val();
+                self.y.next = self.r1.q.val().get_bit(0);
+                self.s.next = self.x.val() ^ self.y.val() ^ self.ca.q.val();
+                self.ca.d.next = (self.x.val() & self.y.val())
+                    | (self.x.val() & self.ca.q.val())
+                    | (self.y.val() & self.ca.q.val());
+                self.r1.d.next = self.r1.q.val() >> 1;
+                self.r2.d.next =
+                    (self.r2.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
+                if self.bi.q.val() >= 56 {
+                    self.anyhi.d.next = self.anyhi.q.val() | self.s.val();
+                }
+                if self.bi.q.val() == 63 {
+                    self.c64.d.next = (self.x.val() & self.y.val())
+                        | (self.x.val() & self.ca.q.val())
+                        | (self.y.val() & self.ca.q.val());
+                    self.dsign.d.next = self.y.val();
+                    self.state.d.next = CtrlState::Clamp;
+                }
+            }
+            CtrlState::Clamp => {
+                if self.neg.val() {
+                    self.r2.d.next = 0.into();
+                } else if self.over.val() {
+                    self.r2.d.next = self.max_prob.val();
+                }
+                self.decay_en.d.next =
+                    self.qz.q.val() & self.qoz.q.val() & !self.bnz.q.val() & !self.over.val();
+                self.bi.d.next = 0.into();
+                self.br1.d.next = false;
+                self.b20.d.next = false;
+                self.b10.d.next = false;
+                self.nz.d.next = false;
                 self.state.d.next = CtrlState::Decay;
             }
             CtrlState::Decay => {
-                // Step 8.
-                if !self.qd.q.val().any()
-                    & !self.qold_l.q.val().any()
-                    & !self.bnz.q.val()
-                    & !self.sat_up.q.val()
-                {
-                    self.np.d.next = self.np.q.val() - (self.np.q.val() >> 6);
+                // Step 8: prob - (prob >> 6); bit i + 6 sits at position 6 of the shift register.
+                self.x.next = self.r2.q.val().get_bit(0);
+                self.y.next =
+                    self.decay_en.q.val() & (self.bi.q.val() < 58) & self.r2.q.val().get_bit(6);
+                self.s.next = self.x.val() ^ self.y.val() ^ self.br1.q.val();
+                self.br1.d.next = (!self.x.val() & self.y.val())
+                    | (!(self.x.val() ^ self.y.val()) & self.br1.q.val());
+                self.r2.d.next =
+                    (self.r2.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
+                // The flags of the new prob: < 20 % (borrow of prob - 20 %), > 10 % (of 10 % - prob).
+                self.b20.d.next = (!self.s.val()
+                    & self.prob_20pct.val().get_bit(self.i6.val().index()))
+                    | (!(self.s.val() ^ self.prob_20pct.val().get_bit(self.i6.val().index()))
+                        & self.b20.q.val());
+                self.b10.d.next = (!self.prob_10pct.val().get_bit(self.i6.val().index())
+                    & self.s.val())
+                    | (!(self.prob_10pct.val().get_bit(self.i6.val().index()) ^ self.s.val())
+                        & self.b10.q.val());
+                self.nz.d.next = self.nz.q.val() | self.s.val();
+                if self.bi.q.val() == 63 {
+                    self.bi.d.next = 0.into();
+                    self.rem.d.next = 0.into();
+                    self.quo.d.next = 0.into();
+                    self.state.d.next = CtrlState::Div;
                 }
-                self.state.d.next = CtrlState::Check;
-            }
-            CtrlState::Check => {
-                // Step 9.
-                self.brst.d.next = (self.qd.q.val()
-                    < bit_cast::<34, 24>(self.target_l.q.val() >> 1))
-                    & (self.qold_l.q.val() < bit_cast::<34, 24>(self.target_l.q.val() >> 1))
-                    & !self.np.q.val().any();
-                self.nd.d.next = self.np.q.val() << 8;
-                self.rem.d.next = 0.into();
-                self.quo.d.next = 0.into();
-                self.cnt.d.next = 0.into();
-                self.state.d.next = CtrlState::Div;
             }
             CtrlState::Div => {
-                self.nd.d.next = self.nd.q.val() << 1;
+                // prob / MTU, bit 55 - bi of prob per cycle.
                 if self.rr.val() >= bit_cast::<12, 16>(self.mtu_l.q.val()) {
                     self.rem.d.next = self.rr.val() - bit_cast::<12, 16>(self.mtu_l.q.val());
                     self.quo.d.next = (self.quo.q.val() << 1) | 1;
@@ -338,17 +527,18 @@ impl Logic for PieController {
                     self.rem.d.next = self.rr.val();
                     self.quo.d.next = self.quo.q.val() << 1;
                 }
-                self.cnt.d.next = self.cnt.q.val() + 1;
-                if self.cnt.q.val() == 55 {
+                if self.bi.q.val() == 55 {
                     self.state.d.next = CtrlState::Commit;
                 }
             }
             CtrlState::Commit => {
+                self.prob_r.d.next = self.r2.q.val().get_bits::<56>(0);
                 self.ppb_r.d.next = self.quo.q.val();
-                if !self.div_only.q.val() {
-                    self.prob_r.d.next = self.np.q.val();
+                self.lt20_r.d.next = self.b20.q.val();
+                self.le10_r.d.next = !self.b10.q.val();
+                if self.upd.q.val() {
                     self.qold_r.d.next = self.qd.q.val();
-                    self.burst_reset.next = self.brst.q.val();
+                    self.burst_reset.next = self.qlt.q.val() & self.qolt.q.val() & !self.nz.q.val();
                 }
                 self.state.d.next = CtrlState::Idle;
             }
@@ -361,16 +551,20 @@ impl Logic for PieController {
         }
         self.prob.next = self.prob_r.q.val();
         self.ppb.next = self.ppb_r.q.val();
+        self.prob_lt20.next = self.lt20_r.q.val();
+        self.prob_le10.next = self.le10_r.q.val();
         self.qdelay_old.next = self.qold_r.q.val();
         self.next_update.next = self.next_r.q.val();
         self.busy.next = self.state.q.val() != CtrlState::Idle;
-        self.pending.next = self.dirty.q.val() | (self.now.val() >= self.next_r.q.val());
+        self.pending.next = self.dirty.q.val() | !self.fire_diff.val().get_bit(39);
         if self.rst.val() {
             self.state.d.next = CtrlState::Idle;
             self.prob_r.d.next = 0.into();
             self.ppb_r.d.next = 0.into();
+            self.lt20_r.d.next = true;
+            self.le10_r.d.next = true;
             self.qold_r.d.next = 0.into();
-            self.next_r.d.next = self.now.val() + self.first_update.val();
+            self.next_r.d.next = self.now40.val() + self.first_update.val();
             self.dirty.d.next = false;
             self.burst_reset.next = false;
         }

@@ -3,19 +3,19 @@
 //! ```text
 //!             +-----------+  push   +------------+  head  +-----------+
 //!  in_* ----->|  ingress  |-------->| desc queue |------->|  egress   |-----> out_* (link model)
-//!  (1/clock)  | 7 stages  |         | BRAM, 1024 |<-------| D1, D2    |
+//!  (1/clock)  | 5 stages  |         | BRAM, 1024 |<-------| D1, D2    |
 //!             +-----------+         +------------+  pop   +-----------+
 //!  verdict_* <---'  ^  ^ rnd                               |  ^ qdelay, burst, deq len
 //!                   |  '------ prng                        |  |
 //!                   | prob, ppb, acc clear     +------------+ |
-//!                   '--------------------------| controller |<'  every tupdate, 126 cycles
+//!                   '--------------------------| controller |<'  every tupdate, bit-serial
 //!                                              +------------+
 //!  reg_* <-----> register file: parameters (tc units), counters, status
 //! ```
-//! Every accepted descriptor gets exactly one verdict on the verdict stream, 7 cycles later, and every
+//! Every accepted descriptor gets exactly one verdict on the verdict stream, 5 cycles later, and every
 //! enqueued one leaves exactly once on the egress stream. `now` (ns) is an input, so a simulator can move
 //! time without clocking idle cycles; `idle` says when nothing is in flight and nothing is due, and
-//! `next_update` / `link_free` say when the core will next act on its own.
+//! `next_update` / `link_free` (low 40 bits of ns) say when the core will next act on its own.
 
 use super::controller::PieController;
 use super::egress::PieEgress;
@@ -27,8 +27,6 @@ use rust_hdl::prelude::*;
 
 /// Descriptor FIFO entries: `2^QUEUE_ADDR_BITS` (the LIMIT register's maximum).
 pub const QUEUE_ADDR_BITS: usize = 10;
-/// Cycles from accepting a descriptor to its verdict.
-pub const VERDICT_LATENCY: u64 = 7;
 
 #[derive(LogicBlock, Default)]
 pub struct PieCore {
@@ -66,8 +64,9 @@ pub struct PieCore {
     pub reg_err: Signal<Out, Bit>,
     // Scheduling hints for simulators.
     pub idle: Signal<Out, Bit>,
-    pub next_update: Signal<Out, Bits<64>>, // ns
-    pub link_free: Signal<Out, Bits<64>>,   // ns
+    pub next_update: Signal<Out, Bits<40>>, // ns, low 40 bits
+    pub link_free: Signal<Out, Bits<40>>,   // ns, low 40 bits, while link_busy
+    pub link_busy: Signal<Out, Bit>,
 
     rst_i: Signal<Local, Bit>,
     regs: PieRegs,
@@ -94,12 +93,14 @@ impl Logic for PieCore {
         self.egress.now.next = self.now.val();
 
         // Ingress.
-        self.in_ready.next = !self.rst_i.val();
+        self.in_ready.next = self.ingress.in_ready.val();
         self.ingress.in_valid.next = self.in_valid.val();
         self.ingress.in_len.next = self.in_len.val();
         self.ingress.in_ecn.next = self.in_ecn.val();
         self.ingress.in_tag.next = self.in_tag.val();
         self.ingress.prob.next = self.ctrl.prob.val();
+        self.ingress.prob_lt20.next = self.ctrl.prob_lt20.val();
+        self.ingress.prob_le10.next = self.ctrl.prob_le10.val();
         self.ingress.ppb.next = self.ctrl.ppb.val();
         self.ingress.burst.next = self.egress.burst.val();
         self.ingress.qdelay.next = self.egress.qdelay.val();
@@ -148,6 +149,7 @@ impl Logic for PieCore {
         self.ctrl.qdelay.next = self.egress.qdelay.val();
         self.ctrl.backlog.next = self.ingress.backlog.val();
         self.ctrl.target.next = self.regs.target_ticks.val();
+        self.ctrl.target_half.next = self.regs.target_half.val();
         self.ctrl.alpha.next = self.regs.alpha.val();
         self.ctrl.beta.next = self.regs.beta.val();
         self.ctrl.tupdate.next = self.regs.tupdate_ns.val();
@@ -187,6 +189,7 @@ impl Logic for PieCore {
             & !self.regs.soft_reset.val();
         self.next_update.next = self.ctrl.next_update.val();
         self.link_free.next = self.egress.link_free.val();
+        self.link_busy.next = self.egress.link_busy.val();
     }
 }
 

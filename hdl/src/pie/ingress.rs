@@ -1,50 +1,61 @@
 //! PIE's enqueue side: the verdict pipeline, one descriptor per clock.
 //!
 //! ```text
-//! accept -> P0 input registers
-//!        -> P1 state snapshot (burst allowance, low-delay bypass, ECN rule, bytemode) and the first level
-//!              of the bytemode product len x (prob / MTU), 11 partial products summed in pairs
-//!        -> P2, P3 the rest of the adder tree           -> P4 local probability lp
-//!        -> P5 one random word per packet: (rnd >> 8) < lp; thresholds 0.85 - lp and 8.5 - lp
-//!        -> V  the verdict against the live queue (limit, 2*MTU) and accumulator; enqueue; verdict out
+//! accept  P0  the slow state is sampled (steps 1, 2 and the ECN condition of step 8, all from
+//!             registered flags) and the operand of the local probability: prob, or prob/MTU in bytemode
+//!        [P0  bytemode only: len x (prob/MTU) in a carry-save shift-add multiplier, 13 cycles, during
+//!             which `in_ready` is low. Packet mode never stalls.]
+//!         P1  local probability lp (step 4)
+//!         P2  one random word per packet; (rnd >> 8) < lp and 0.85 - lp, 8.5 - lp, low halves
+//!         P3  the high halves
+//!         V   the verdict against the live queue (limit, 2*MTU) and accumulator; enqueue; counters
 //! ```
-//! Everything that depends on the previous packet's verdict (the accumulator, the queue length and the byte
-//! backlog) is read in stage V only, so back-to-back packets see each other exactly as a sequential model
-//! would. The slowly changing state (prob, burst allowance, qdelay) is sampled in P1; the golden core model
-//! samples it at the same cycle. The accumulator comparisons are split so that V has a single carry chain
-//! in its loop: `acc + lp >= C` is evaluated as `lp >= C || acc >= C - lp` with `C - lp` from P5.
-//! In packet mode the "product" is prob itself: P1 loads it as the only non-zero partial sum.
+//! The verdict appears 5 cycles after acceptance. Only the accumulator, the queue length and the byte
+//! backlog carry from one packet to the next, and stage V alone reads and writes them, so back-to-back
+//! packets see each other exactly as in a sequential model. Every wide operation is split into 28- to
+//! 31-bit halves so that no carry chain in the design is longer than about 34 bits (the HX8K closes a
+//! bare 64-bit adder at only ~90 MHz): `acc + lp >= C` becomes `lp >= C || acc >= C - lp` with `C - lp`
+//! from P3, and `acc + lp` is a carry-select adder.
 
-use aqm_golden::pie::consts::{ACCU_HIGH, ACCU_LOW, PROB_10PCT, PROB_20PCT};
 use crate::konst::K;
+use aqm_golden::pie::consts::{ACCU_HIGH, ACCU_LOW, ACCU_MAX};
 use rust_hdl::prelude::*;
+
+/// Cycles from accepting a descriptor to its verdict.
+pub const VERDICT_LATENCY: u64 = 5;
+/// Cycles a bytemode packet (len <= MTU) holds stage P0: 11 multiplier steps, 2 for the final sum, 1 to
+/// move on. The ingress accepts one descriptor per clock otherwise.
+pub const BYTEMODE_HOLD: u64 = 14;
 
 #[derive(LogicBlock, Default)]
 pub struct PieIngress {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
-    /// Ns; the enqueue timestamp is taken in stage V.
+    /// Ns; the enqueue timestamp (low 40 bits) is taken in stage V.
     pub now: Signal<In, Bits<64>>,
-    // Ingress descriptor stream (always ready).
+    // Ingress descriptor stream.
     pub in_valid: Signal<In, Bit>,
-    pub in_len: Signal<In, Bits<16>>,  // bytes
-    pub in_ecn: Signal<In, Bits<2>>,   // 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE
-    pub in_tag: Signal<In, Bits<16>>,  // opaque
-    // State owned elsewhere, sampled in P1.
-    pub prob: Signal<In, Bits<64>>,     // 2^56 - 1 = 100 %
-    pub ppb: Signal<In, Bits<64>>,      // prob / mtu
-    pub burst: Signal<In, Bits<32>>,    // ticks
-    pub qdelay: Signal<In, Bits<34>>,   // ticks
+    pub in_ready: Signal<Out, Bit>,
+    pub in_len: Signal<In, Bits<16>>, // bytes
+    pub in_ecn: Signal<In, Bits<2>>,  // 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE
+    pub in_tag: Signal<In, Bits<16>>, // opaque
+    // State owned elsewhere, sampled on acceptance.
+    pub prob: Signal<In, Bits<56>>, // 2^56 - 1 = 100 %
+    pub prob_lt20: Signal<In, Bit>, // prob < 20 %
+    pub prob_le10: Signal<In, Bit>, // prob <= 10 %
+    pub ppb: Signal<In, Bits<56>>,  // prob / mtu
+    pub burst: Signal<In, Bits<32>>, // ticks
+    pub qdelay: Signal<In, Bits<34>>, // ticks
     // Parameters.
     pub target_half: Signal<In, Bits<24>>, // ticks
     pub ecn_en: Signal<In, Bit>,
     pub bytemode: Signal<In, Bit>,
-    pub mtu: Signal<In, Bits<16>>,      // bytes
-    pub limit: Signal<In, Bits<11>>,    // packets
+    pub mtu: Signal<In, Bits<16>>, // bytes
+    pub limit: Signal<In, Bits<11>>, // packets
     // The queue.
-    pub count: Signal<In, Bits<11>>,    // packets queued
-    pub deq_valid: Signal<In, Bit>,     // a packet departed last cycle ...
-    pub deq_len: Signal<In, Bits<16>>,  // ... with this length: taken off the byte backlog now
+    pub count: Signal<In, Bits<11>>, // packets queued
+    pub deq_valid: Signal<In, Bit>,  // a packet departed last cycle ...
+    pub deq_len: Signal<In, Bits<16>>, // ... with this length: taken off the byte backlog now
     pub push: Signal<Out, Bit>,
     pub push_data: Signal<Out, Bits<74>>, // {ts[40], tag[16], ecn[2], len[16]}
     // The random generator.
@@ -53,12 +64,12 @@ pub struct PieIngress {
     // Controller commit of a new measurement cycle: clear the accumulator.
     pub acc_clear: Signal<In, Bit>,
     pub clear_counters: Signal<In, Bit>,
-    // Verdict stream: one per accepted descriptor, 7 cycles after it.
+    // Verdict stream: one per accepted descriptor.
     pub verdict_valid: Signal<Out, Bit>,
     pub verdict_tag: Signal<Out, Bits<16>>,
     pub verdict_code: Signal<Out, Bits<2>>, // 0 enqueue, 1 mark, 2 early drop, 3 tail drop
     // State and counters.
-    pub acc: Signal<Out, Bits<64>>,
+    pub acc: Signal<Out, Bits<60>>,
     pub backlog: Signal<Out, Bits<32>>, // bytes
     pub pkts_in: Signal<Out, Bits<32>>,
     pub dropped: Signal<Out, Bits<32>>,
@@ -68,11 +79,20 @@ pub struct PieIngress {
     /// A descriptor is in the pipeline.
     pub busy: Signal<Out, Bit>,
 
-    // P0
+    // P0 and the bytemode multiplier.
     v0: DFF<Bit>,
     len0: DFF<Bits<16>>,
     ecn0: DFF<Bits<2>>,
     tag0: DFF<Bits<16>>,
+    pass0: DFF<Bit>,
+    ecnok0: DFF<Bit>,
+    bytes0: DFF<Bit>,
+    op0: DFF<Bits<56>>,
+    mcnt: DFF<Bits<4>>,
+    mlen: DFF<Bits<16>>,
+    ms: DFF<Bits<56>>,
+    mc: DFF<Bits<56>>,
+    mlo: DFF<Bits<29>>,
     // P1
     v1: DFF<Bit>,
     len1: DFF<Bits<16>>,
@@ -80,12 +100,7 @@ pub struct PieIngress {
     tag1: DFF<Bits<16>>,
     pass1: DFF<Bit>,
     ecnok1: DFF<Bit>,
-    s0: DFF<Bits<64>>,
-    s1: DFF<Bits<64>>,
-    s2: DFF<Bits<64>>,
-    s3: DFF<Bits<64>>,
-    s4: DFF<Bits<64>>,
-    s5: DFF<Bits<64>>,
+    lp1: DFF<Bits<56>>,
     // P2
     v2: DFF<Bit>,
     len2: DFF<Bits<16>>,
@@ -93,9 +108,13 @@ pub struct PieIngress {
     tag2: DFF<Bits<16>>,
     pass2: DFF<Bit>,
     ecnok2: DFF<Bit>,
-    t0: DFF<Bits<64>>,
-    t1: DFF<Bits<64>>,
-    t2: DFF<Bits<64>>,
+    lp2: DFF<Bits<56>>,
+    lpz2: DFF<Bit>,
+    lt_lo2: DFF<Bit>,
+    lt_hi2: DFF<Bit>,
+    eq_hi2: DFF<Bit>,
+    tl_lo2: DFF<Bits<31>>, // {borrow, (0.85 - lp)[29:0]}
+    th_lo2: DFF<Bits<31>>, // {borrow, (8.5 - lp)[29:0]}
     // P3
     v3: DFF<Bit>,
     len3: DFF<Bits<16>>,
@@ -103,35 +122,19 @@ pub struct PieIngress {
     tag3: DFF<Bits<16>>,
     pass3: DFF<Bit>,
     ecnok3: DFF<Bit>,
-    u0: DFF<Bits<64>>,
-    u1: DFF<Bits<64>>,
-    // P4
-    v4: DFF<Bit>,
-    len4: DFF<Bits<16>>,
-    ecn4: DFF<Bits<2>>,
-    tag4: DFF<Bits<16>>,
-    pass4: DFF<Bit>,
-    ecnok4: DFF<Bit>,
-    lp4: DFF<Bits<64>>,
-    // P5
-    v5: DFF<Bit>,
-    len5: DFF<Bits<16>>,
-    ecn5: DFF<Bits<2>>,
-    tag5: DFF<Bits<16>>,
-    pass5: DFF<Bit>,
-    ecnok5: DFF<Bit>,
-    lp5: DFF<Bits<64>>,
-    hit5: DFF<Bit>,
-    lpz5: DFF<Bit>,
-    gelo5: DFF<Bit>,
-    thrlo5: DFF<Bits<64>>,
-    gehi5: DFF<Bit>,
-    thrhi5: DFF<Bits<64>>,
+    lp3: DFF<Bits<56>>,
+    lphi1_3: DFF<Bits<30>>, // lp[55:30] + 1, for the carry-select adder
+    lpz3: DFF<Bit>,
+    hit3: DFF<Bit>,
+    tl3: DFF<Bits<60>>,
+    tl_all3: DFF<Bit>, // lp > 0.85: the sum reaches 0.85 whatever acc is
+    th3: DFF<Bits<60>>,
+    th_all3: DFF<Bit>,
     // Verdict outputs and state.
     vv: DFF<Bit>,
     vtag: DFF<Bits<16>>,
     vcode: DFF<Bits<2>>,
-    acc_r: DFF<Bits<64>>,
+    acc_r: DFF<Bits<60>>,
     backlog_r: DFF<Bits<32>>,
     pkts_in_r: DFF<Bits<32>>,
     dropped_r: DFF<Bits<32>>,
@@ -139,216 +142,232 @@ pub struct PieIngress {
     marked_r: DFF<Bits<32>>,
     maxq_r: DFF<Bits<11>>,
     // Combinational helpers.
-    bytes0: Signal<Local, Bit>,
-    pp0: Signal<Local, Bits<64>>,
-    pp1: Signal<Local, Bits<64>>,
-    pp2: Signal<Local, Bits<64>>,
-    pp3: Signal<Local, Bits<64>>,
-    pp4: Signal<Local, Bits<64>>,
-    pp5: Signal<Local, Bits<64>>,
-    pp6: Signal<Local, Bits<64>>,
-    pp7: Signal<Local, Bits<64>>,
-    pp8: Signal<Local, Bits<64>>,
-    pp9: Signal<Local, Bits<64>>,
-    pp10: Signal<Local, Bits<64>>,
-    sum65: Signal<Local, Bits<65>>,
-    sat: Signal<Local, Bits<64>>,
+    stall: Signal<Local, Bit>,
+    accept: Signal<Local, Bit>,
+    advance: Signal<Local, Bit>,
+    in_bytes: Signal<Local, Bit>,
+    pp: Signal<Local, Bits<56>>,
+    mhi: Signal<Local, Bits<28>>,
+    rs: Signal<Local, Bits<56>>,
+    tl_base: Signal<Local, Bits<31>>,
+    th_base: Signal<Local, Bits<31>>,
+    tl_hi: Signal<Local, Bits<31>>,
+    th_hi: Signal<Local, Bits<31>>,
+    sum_lo: Signal<Local, Bits<31>>,
+    sum_hi: Signal<Local, Bits<31>>,
+    sat: Signal<Local, Bits<60>>,
     ge_lo: Signal<Local, Bit>,
     ge_hi: Signal<Local, Bit>,
     early: Signal<Local, Bit>,
     code: Signal<Local, Bits<2>>,
-    acc_n: Signal<Local, Bits<64>>,
+    acc_n: Signal<Local, Bits<60>>,
     ecn_out: Signal<Local, Bits<2>>,
+    deq: Signal<Local, Bits<32>>,
+    len32: Signal<Local, Bits<32>>,
     bl_base: Signal<Local, Bits<32>>,
+    cs_s: Signal<Local, Bits<32>>,
+    cs_c: Signal<Local, Bits<32>>,
     bl_plus: Signal<Local, Bits<32>>,
-    prob_10pct: K<64, PROB_10PCT>,
-    prob_20pct: K<64, PROB_20PCT>,
-    accu_low: K<64, ACCU_LOW>,
-    accu_high: K<64, ACCU_HIGH>,
-    all_ones: K<64, { u64::MAX }>,
+    accu_low: K<60, ACCU_LOW>,
+    accu_high: K<60, ACCU_HIGH>,
+    accu_max: K<60, ACCU_MAX>,
+    accu_low_hi: K<31, { ACCU_LOW >> 30 }>,
+    accu_low_hi_m1: K<31, { (ACCU_LOW >> 30) - 1 }>,
+    accu_high_hi: K<31, { ACCU_HIGH >> 30 }>,
+    accu_high_hi_m1: K<31, { (ACCU_HIGH >> 30) - 1 }>,
 }
 
 impl Logic for PieIngress {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, v0, len0, ecn0, tag0, v1, len1, ecn1, tag1, pass1, ecnok1, s0, s1, s2, s3,
-            s4, s5, v2, len2, ecn2, tag2, pass2, ecnok2, t0, t1, t2, v3, len3, ecn3, tag3, pass3,
-            ecnok3, u0, u1, v4, len4, ecn4, tag4, pass4, ecnok4, lp4, v5, len5, ecn5, tag5, pass5,
-            ecnok5, lp5, hit5, lpz5, gelo5, thrlo5, gehi5, thrhi5, vv, vtag, vcode, acc_r,
-            backlog_r, pkts_in_r, dropped_r, overlimit_r, marked_r, maxq_r
+            self, clock, v0, len0, ecn0, tag0, pass0, ecnok0, bytes0, op0, mcnt, mlen, ms, mc, mlo,
+            v1, len1, ecn1, tag1, pass1, ecnok1, lp1, v2, len2, ecn2, tag2, pass2, ecnok2, lp2, lpz2,
+            lt_lo2, lt_hi2, eq_hi2, tl_lo2, th_lo2, v3, len3, ecn3, tag3, pass3, ecnok3, lp3,
+            lphi1_3, lpz3, hit3, tl3, tl_all3, th3, th_all3, vv, vtag, vcode, acc_r, backlog_r,
+            pkts_in_r, dropped_r, overlimit_r, marked_r, maxq_r
         );
-        // P0: register the input.
-        self.v0.d.next = self.in_valid.val();
-        self.len0.d.next = self.in_len.val();
-        self.ecn0.d.next = self.in_ecn.val();
-        self.tag0.d.next = self.in_tag.val();
+        // P0: a bytemode packet holds P0 until its product is ready (mcnt reaches 13).
+        self.stall.next = self.v0.q.val() & self.bytes0.q.val() & (self.mcnt.q.val() != 13);
+        self.in_ready.next = !self.rst.val() & !self.stall.val();
+        self.accept.next = self.in_valid.val() & !self.rst.val() & !self.stall.val();
+        self.advance.next = self.v0.q.val() & !self.stall.val();
+        self.in_bytes.next = self.bytemode.val() & (self.in_len.val() <= self.mtu.val());
+        if !self.stall.val() {
+            self.v0.d.next = self.accept.val();
+            self.len0.d.next = self.in_len.val();
+            self.ecn0.d.next = self.in_ecn.val();
+            self.tag0.d.next = self.in_tag.val();
+            self.pass0.d.next = self.burst.val().any()
+                | ((self.qdelay.val() < bit_cast::<34, 24>(self.target_half.val()))
+                    & self.prob_lt20.val());
+            self.ecnok0.d.next = self.ecn_en.val() & self.prob_le10.val() & self.in_ecn.val().any();
+            self.bytes0.d.next = self.in_bytes.val();
+            self.op0.d.next = self.prob.val();
+            if self.in_bytes.val() {
+                self.op0.d.next = self.ppb.val();
+            }
+            self.mcnt.d.next = 0.into();
+            self.mlen.d.next = self.in_len.val();
+            self.ms.d.next = 0.into();
+            self.mc.d.next = 0.into();
+        }
+        // The bytemode multiplier: 11 carry-save steps (one bit of len each), then the sum in two halves.
+        self.pp.next = 0.into();
+        if self.mlen.q.val().get_bit(0) {
+            self.pp.next = self.op0.q.val();
+        }
+        self.mhi.next = self.ms.q.val().get_bits::<28>(28)
+            + self.mc.q.val().get_bits::<28>(28)
+            + bit_cast::<28, 1>(self.mlo.q.val().get_bit(28).into());
+        if self.stall.val() {
+            self.mcnt.d.next = self.mcnt.q.val() + 1;
+            if self.mcnt.q.val() < 11 {
+                self.ms.d.next = self.ms.q.val() ^ self.mc.q.val() ^ self.pp.val();
+                self.mc.d.next = ((self.ms.q.val() & self.mc.q.val())
+                    | (self.ms.q.val() & self.pp.val())
+                    | (self.mc.q.val() & self.pp.val()))
+                    << 1;
+                self.op0.d.next = self.op0.q.val() << 1;
+                self.mlen.d.next = self.mlen.q.val() >> 1;
+            }
+            if self.mcnt.q.val() == 11 {
+                self.mlo.d.next = bit_cast::<29, 28>(self.ms.q.val().get_bits::<28>(0))
+                    + bit_cast::<29, 28>(self.mc.q.val().get_bits::<28>(0));
+            }
+            if self.mcnt.q.val() == 12 {
+                self.op0.d.next = (bit_cast::<56, 28>(self.mhi.val()) << 28)
+                    | bit_cast::<56, 28>(self.mlo.q.val().get_bits::<28>(0));
+            }
+        }
 
-        // P1: snapshot of the slow state, and the partial products of len x ppb.
-        self.v1.d.next = self.v0.q.val();
+        // P1: the local probability.
+        self.v1.d.next = self.advance.val();
         self.len1.d.next = self.len0.q.val();
         self.ecn1.d.next = self.ecn0.q.val();
         self.tag1.d.next = self.tag0.q.val();
-        self.pass1.d.next = self.burst.val().any()
-            | ((self.qdelay.val() < bit_cast::<34, 24>(self.target_half.val()))
-                & (self.prob.val() < self.prob_20pct.val()));
-        self.ecnok1.d.next = self.ecn_en.val()
-            & (self.prob.val() <= self.prob_10pct.val())
-            & self.ecn0.q.val().any();
-        self.bytes0.next = self.bytemode.val() & (self.len0.q.val() <= self.mtu.val());
-        self.pp0.next = 0.into();
-        self.pp1.next = 0.into();
-        self.pp2.next = 0.into();
-        self.pp3.next = 0.into();
-        self.pp4.next = 0.into();
-        self.pp5.next = 0.into();
-        self.pp6.next = 0.into();
-        self.pp7.next = 0.into();
-        self.pp8.next = 0.into();
-        self.pp9.next = 0.into();
-        self.pp10.next = 0.into();
-        if self.bytes0.val() {
-            if self.len0.q.val().get_bit(0) {
-                self.pp0.next = self.ppb.val();
-            }
-            if self.len0.q.val().get_bit(1) {
-                self.pp1.next = self.ppb.val() << 1;
-            }
-            if self.len0.q.val().get_bit(2) {
-                self.pp2.next = self.ppb.val() << 2;
-            }
-            if self.len0.q.val().get_bit(3) {
-                self.pp3.next = self.ppb.val() << 3;
-            }
-            if self.len0.q.val().get_bit(4) {
-                self.pp4.next = self.ppb.val() << 4;
-            }
-            if self.len0.q.val().get_bit(5) {
-                self.pp5.next = self.ppb.val() << 5;
-            }
-            if self.len0.q.val().get_bit(6) {
-                self.pp6.next = self.ppb.val() << 6;
-            }
-            if self.len0.q.val().get_bit(7) {
-                self.pp7.next = self.ppb.val() << 7;
-            }
-            if self.len0.q.val().get_bit(8) {
-                self.pp8.next = self.ppb.val() << 8;
-            }
-            if self.len0.q.val().get_bit(9) {
-                self.pp9.next = self.ppb.val() << 9;
-            }
-            if self.len0.q.val().get_bit(10) {
-                self.pp10.next = self.ppb.val() << 10;
-            }
-        } else {
-            self.pp0.next = self.prob.val();
-        }
-        self.s0.d.next = self.pp0.val() + self.pp1.val();
-        self.s1.d.next = self.pp2.val() + self.pp3.val();
-        self.s2.d.next = self.pp4.val() + self.pp5.val();
-        self.s3.d.next = self.pp6.val() + self.pp7.val();
-        self.s4.d.next = self.pp8.val() + self.pp9.val();
-        self.s5.d.next = self.pp10.val();
+        self.pass1.d.next = self.pass0.q.val();
+        self.ecnok1.d.next = self.ecnok0.q.val();
+        self.lp1.d.next = self.op0.q.val();
 
-        // P2, P3, P4: the adder tree.
+        // P2: the random draw and the low halves of the threshold subtractions.
+        self.rnd_take.next = self.v1.q.val() & !self.rst.val();
+        self.rs.next = bit_cast::<56, 64>(self.rnd.val() >> 8);
         self.v2.d.next = self.v1.q.val();
         self.len2.d.next = self.len1.q.val();
         self.ecn2.d.next = self.ecn1.q.val();
         self.tag2.d.next = self.tag1.q.val();
         self.pass2.d.next = self.pass1.q.val();
         self.ecnok2.d.next = self.ecnok1.q.val();
-        self.t0.d.next = self.s0.q.val() + self.s1.q.val();
-        self.t1.d.next = self.s2.q.val() + self.s3.q.val();
-        self.t2.d.next = self.s4.q.val() + self.s5.q.val();
+        self.lp2.d.next = self.lp1.q.val();
+        self.lpz2.d.next = !self.lp1.q.val().any();
+        self.lt_lo2.d.next =
+            self.rs.val().get_bits::<28>(0) < self.lp1.q.val().get_bits::<28>(0);
+        self.lt_hi2.d.next =
+            self.rs.val().get_bits::<28>(28) < self.lp1.q.val().get_bits::<28>(28);
+        self.eq_hi2.d.next =
+            self.rs.val().get_bits::<28>(28) == self.lp1.q.val().get_bits::<28>(28);
+        self.tl_lo2.d.next = bit_cast::<31, 30>(self.accu_low.val().get_bits::<30>(0))
+            - bit_cast::<31, 30>(self.lp1.q.val().get_bits::<30>(0));
+        self.th_lo2.d.next = bit_cast::<31, 30>(self.accu_high.val().get_bits::<30>(0))
+            - bit_cast::<31, 30>(self.lp1.q.val().get_bits::<30>(0));
 
+        // P3: the high halves.
+        // The low half's borrow selects between two constants instead of a second carry chain.
+        self.tl_base.next = self.accu_low_hi.val();
+        if self.tl_lo2.q.val().get_bit(30) {
+            self.tl_base.next = self.accu_low_hi_m1.val();
+        }
+        self.th_base.next = self.accu_high_hi.val();
+        if self.th_lo2.q.val().get_bit(30) {
+            self.th_base.next = self.accu_high_hi_m1.val();
+        }
+        self.tl_hi.next = self.tl_base.val() - bit_cast::<31, 26>(self.lp2.q.val().get_bits::<26>(30));
+        self.th_hi.next = self.th_base.val() - bit_cast::<31, 26>(self.lp2.q.val().get_bits::<26>(30));
         self.v3.d.next = self.v2.q.val();
         self.len3.d.next = self.len2.q.val();
         self.ecn3.d.next = self.ecn2.q.val();
         self.tag3.d.next = self.tag2.q.val();
         self.pass3.d.next = self.pass2.q.val();
         self.ecnok3.d.next = self.ecnok2.q.val();
-        self.u0.d.next = self.t0.q.val() + self.t1.q.val();
-        self.u1.d.next = self.t2.q.val();
+        self.lp3.d.next = self.lp2.q.val();
+        self.lphi1_3.d.next = bit_cast::<30, 26>(self.lp2.q.val().get_bits::<26>(30)) + 1;
+        self.lpz3.d.next = self.lpz2.q.val();
+        self.hit3.d.next = self.lt_hi2.q.val() | (self.eq_hi2.q.val() & self.lt_lo2.q.val());
+        self.tl3.d.next = (bit_cast::<60, 30>(self.tl_hi.val().get_bits::<30>(0)) << 30)
+            | bit_cast::<60, 30>(self.tl_lo2.q.val().get_bits::<30>(0));
+        self.tl_all3.d.next = self.tl_hi.val().get_bit(30);
+        self.th3.d.next = (bit_cast::<60, 30>(self.th_hi.val().get_bits::<30>(0)) << 30)
+            | bit_cast::<60, 30>(self.th_lo2.q.val().get_bits::<30>(0));
+        self.th_all3.d.next = self.th_hi.val().get_bit(30);
 
-        self.v4.d.next = self.v3.q.val();
-        self.len4.d.next = self.len3.q.val();
-        self.ecn4.d.next = self.ecn3.q.val();
-        self.tag4.d.next = self.tag3.q.val();
-        self.pass4.d.next = self.pass3.q.val();
-        self.ecnok4.d.next = self.ecnok3.q.val();
-        self.lp4.d.next = self.u0.q.val() + self.u1.q.val();
-
-        // P5: the random draw and the accumulator thresholds.
-        self.rnd_take.next = self.v4.q.val() & !self.rst.val();
-        self.v5.d.next = self.v4.q.val();
-        self.len5.d.next = self.len4.q.val();
-        self.ecn5.d.next = self.ecn4.q.val();
-        self.tag5.d.next = self.tag4.q.val();
-        self.pass5.d.next = self.pass4.q.val();
-        self.ecnok5.d.next = self.ecnok4.q.val();
-        self.lp5.d.next = self.lp4.q.val();
-        self.hit5.d.next = (self.rnd.val() >> 8) < self.lp4.q.val();
-        self.lpz5.d.next = !self.lp4.q.val().any();
-        self.gelo5.d.next = self.lp4.q.val() >= self.accu_low.val();
-        self.thrlo5.d.next = self.accu_low.val() - self.lp4.q.val();
-        self.gehi5.d.next = self.lp4.q.val() >= self.accu_high.val();
-        self.thrhi5.d.next = self.accu_high.val() - self.lp4.q.val();
-
-        // V: the verdict.
-        self.sum65.next =
-            bit_cast::<65, 64>(self.acc_r.q.val()) + bit_cast::<65, 64>(self.lp5.q.val());
-        self.sat.next = bit_cast::<64, 65>(self.sum65.val());
-        if self.sum65.val().get_bit(64) {
-            self.sat.next = self.all_ones.val();
+        // V: the verdict. acc + lp saturating at 2^60 - 1, as a carry-select adder on 30-bit halves.
+        self.sum_lo.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(0))
+            + bit_cast::<31, 30>(self.lp3.q.val().get_bits::<30>(0));
+        self.sum_hi.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30))
+            + bit_cast::<31, 26>(self.lp3.q.val().get_bits::<26>(30));
+        if self.sum_lo.val().get_bit(30) {
+            self.sum_hi.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30))
+                + bit_cast::<31, 30>(self.lphi1_3.q.val());
         }
-        self.ge_lo.next = self.gelo5.q.val() | (self.acc_r.q.val() >= self.thrlo5.q.val());
-        self.ge_hi.next = self.gehi5.q.val() | (self.acc_r.q.val() >= self.thrhi5.q.val());
+        self.sat.next = (bit_cast::<60, 30>(self.sum_hi.val().get_bits::<30>(0)) << 30)
+            | bit_cast::<60, 30>(self.sum_lo.val().get_bits::<30>(0));
+        if self.sum_hi.val().get_bit(30) {
+            self.sat.next = self.accu_max.val();
+        }
+        self.ge_lo.next = self.tl_all3.q.val()
+            | (self.acc_r.q.val().get_bits::<30>(30) > self.tl3.q.val().get_bits::<30>(30))
+            | ((self.acc_r.q.val().get_bits::<30>(30) == self.tl3.q.val().get_bits::<30>(30))
+                & (self.acc_r.q.val().get_bits::<30>(0) >= self.tl3.q.val().get_bits::<30>(0)));
+        self.ge_hi.next = self.th_all3.q.val()
+            | (self.acc_r.q.val().get_bits::<30>(30) > self.th3.q.val().get_bits::<30>(30))
+            | ((self.acc_r.q.val().get_bits::<30>(30) == self.th3.q.val().get_bits::<30>(30))
+                & (self.acc_r.q.val().get_bits::<30>(0) >= self.th3.q.val().get_bits::<30>(0)));
         self.early.next = false;
         self.code.next = 0.into();
         self.acc_n.next = self.acc_r.q.val();
         if self.count.val() >= self.limit.val() {
             self.code.next = 3.into();
             self.acc_n.next = 0.into();
-        } else if self.pass5.q.val()
+        } else if self.pass3.q.val()
             | (self.backlog_r.q.val() < (bit_cast::<32, 16>(self.mtu.val()) << 1))
         {
             self.acc_n.next = self.acc_r.q.val();
-        } else if self.lpz5.q.val() {
+        } else if self.lpz3.q.val() {
             self.acc_n.next = 0.into();
         } else if !self.ge_lo.val() {
             self.acc_n.next = self.sat.val();
         } else if self.ge_hi.val() {
             self.early.next = true;
             self.acc_n.next = self.sat.val();
-        } else if self.hit5.q.val() {
+        } else if self.hit3.q.val() {
             self.early.next = true;
             self.acc_n.next = 0.into();
         } else {
             self.acc_n.next = self.sat.val();
         }
         if self.early.val() {
-            if self.ecnok5.q.val() {
+            if self.ecnok3.q.val() {
                 self.code.next = 1.into();
             } else {
                 self.code.next = 2.into();
                 self.acc_n.next = 0.into();
             }
         }
-        self.push.next = self.v5.q.val() & !self.code.val().get_bit(1) & !self.rst.val();
-        self.ecn_out.next = self.ecn5.q.val();
+        self.push.next = self.v3.q.val() & !self.code.val().get_bit(1) & !self.rst.val();
+        self.ecn_out.next = self.ecn3.q.val();
         if self.code.val() == 1 {
             self.ecn_out.next = 3.into();
         }
         self.push_data.next = (bit_cast::<74, 40>(self.now.val().get_bits::<40>(0)) << 34)
-            | (bit_cast::<74, 16>(self.tag5.q.val()) << 18)
+            | (bit_cast::<74, 16>(self.tag3.q.val()) << 18)
             | (bit_cast::<74, 2>(self.ecn_out.val()) << 16)
-            | bit_cast::<74, 16>(self.len5.q.val());
-        self.vv.d.next = self.v5.q.val();
+            | bit_cast::<74, 16>(self.len3.q.val());
+        self.vv.d.next = self.v3.q.val();
         self.vtag.d.next = 0.into();
         self.vcode.d.next = 0.into();
-        if self.v5.q.val() {
-            self.vtag.d.next = self.tag5.q.val();
+        if self.v3.q.val() {
+            self.vtag.d.next = self.tag3.q.val();
             self.vcode.d.next = self.code.val();
             self.acc_r.d.next = self.acc_n.val();
             self.pkts_in_r.d.next = self.pkts_in_r.q.val() + 1;
@@ -368,12 +387,19 @@ impl Logic for PieIngress {
         if self.acc_clear.val() {
             self.acc_r.d.next = 0.into();
         }
-        // Byte backlog: this packet in, last cycle's departure out.
-        self.bl_base.next = self.backlog_r.q.val();
+        // Byte backlog: last cycle's departure out, this packet in. backlog + len - deq is a 3:2
+        // carry-save compression and one adder: a + b + ~c + 1 = s + (carries << 1 | 1).
+        self.deq.next = 0.into();
         if self.deq_valid.val() {
-            self.bl_base.next = self.backlog_r.q.val() - bit_cast::<32, 16>(self.deq_len.val());
+            self.deq.next = bit_cast::<32, 16>(self.deq_len.val());
         }
-        self.bl_plus.next = self.bl_base.val() + bit_cast::<32, 16>(self.len5.q.val());
+        self.len32.next = bit_cast::<32, 16>(self.len3.q.val());
+        self.bl_base.next = self.backlog_r.q.val() - self.deq.val();
+        self.cs_s.next = self.backlog_r.q.val() ^ self.len32.val() ^ !self.deq.val();
+        self.cs_c.next = (self.backlog_r.q.val() & self.len32.val())
+            | (self.backlog_r.q.val() & !self.deq.val())
+            | (self.len32.val() & !self.deq.val());
+        self.bl_plus.next = self.cs_s.val() + ((self.cs_c.val() << 1) | 1);
         self.backlog_r.d.next = self.bl_base.val();
         if self.push.val() {
             self.backlog_r.d.next = self.bl_plus.val();
@@ -389,12 +415,7 @@ impl Logic for PieIngress {
         self.overlimit.next = self.overlimit_r.q.val();
         self.marked.next = self.marked_r.q.val();
         self.maxq.next = self.maxq_r.q.val();
-        self.busy.next = self.v0.q.val()
-            | self.v1.q.val()
-            | self.v2.q.val()
-            | self.v3.q.val()
-            | self.v4.q.val()
-            | self.v5.q.val();
+        self.busy.next = self.v0.q.val() | self.v1.q.val() | self.v2.q.val() | self.v3.q.val();
 
         if self.clear_counters.val() {
             self.pkts_in_r.d.next = 0.into();
@@ -408,9 +429,9 @@ impl Logic for PieIngress {
             self.v1.d.next = false;
             self.v2.d.next = false;
             self.v3.d.next = false;
-            self.v4.d.next = false;
-            self.v5.d.next = false;
             self.vv.d.next = false;
+            self.vtag.d.next = 0.into();
+            self.vcode.d.next = 0.into();
             self.acc_r.d.next = 0.into();
             self.backlog_r.d.next = 0.into();
             self.pkts_in_r.d.next = 0.into();

@@ -4,11 +4,13 @@
 //! verbatim into Verilog `case` labels), and the test at the end
 //! checks every entry of that table against this block.
 //!
-//! Access takes one cycle: `reg_rdata`/`reg_rvalid` and `reg_err` are registered. A rejected write
-//! changes nothing. Writes to prob, the seed and the MTU reach their owners as strobes in the write cycle.
+//! A read returns `reg_rdata` with `reg_rvalid` the cycle after `reg_re`. A write is taken into a
+//! register and applied in the following cycle (so that the us -> ns conversion is two short adders in
+//! two cycles rather than two in a row); writes to prob, the seed and the MTU reach their owners as
+//! strobes in that cycle, and a rejected write pulses `reg_err` the cycle after and changes nothing.
 
 use crate::konst::K;
-use aqm_golden::pie::consts::{ns_to_ticks, MAX_PROB};
+use aqm_golden::pie::consts::ns_to_ticks;
 use aqm_golden::pie::params::DEFAULT_PARAMS as D;
 use aqm_golden::pie::regs::{CAPACITY, PIE_ID};
 use rust_hdl::prelude::*;
@@ -30,7 +32,7 @@ pub struct PieRegs {
     pub ctrl_busy: Signal<In, Bit>,
     pub pkts_in: Signal<In, Bits<32>>,
     pub sent_pkts: Signal<In, Bits<32>>,
-    pub sent_bytes: Signal<In, Bits<48>>,
+    pub sent_bytes: Signal<In, Bits<40>>,
     pub dropped: Signal<In, Bits<32>>,
     pub overlimit: Signal<In, Bits<32>>,
     pub marked: Signal<In, Bits<32>>,
@@ -38,9 +40,9 @@ pub struct PieRegs {
     pub backlog_pkts: Signal<In, Bits<11>>,
     pub maxq: Signal<In, Bits<11>>,
     pub qdelay: Signal<In, Bits<34>>, // ticks
-    pub acc: Signal<In, Bits<64>>,
+    pub acc: Signal<In, Bits<60>>,
     pub burst: Signal<In, Bits<32>>, // ticks
-    pub prob: Signal<In, Bits<64>>,
+    pub prob: Signal<In, Bits<56>>,
     pub prng_state: Signal<In, Bits<64>>,
     // Parameters.
     pub target_ticks: Signal<Out, Bits<24>>,
@@ -56,7 +58,7 @@ pub struct PieRegs {
     pub link_bt: Signal<Out, Bits<24>>,   // ns/byte, Q16.8
     // Strobes to the state owners.
     pub prob_we: Signal<Out, Bit>,
-    pub prob_wdata: Signal<Out, Bits<64>>,
+    pub prob_wdata: Signal<Out, Bits<56>>,
     pub seed_we: Signal<Out, Bit>,
     pub seed: Signal<Out, Bits<64>>,
     pub mtu_we: Signal<Out, Bit>,
@@ -64,6 +66,10 @@ pub struct PieRegs {
     /// CONTROL.reset: resets the whole core for one cycle, the cycle after the write.
     pub soft_reset: Signal<Out, Bit>,
 
+    w_we: DFF<Bit>,
+    w_addr: DFF<Bits<8>>,
+    w_data: DFF<Bits<32>>,
+    w_part: DFF<Bits<32>>,
     target_us_r: DFF<Bits<32>>,
     target_ticks_r: DFF<Bits<24>>,
     tupdate_us_r: DFF<Bits<32>>,
@@ -100,7 +106,6 @@ pub struct PieRegs {
     d_mtu: K<16, { D.mtu as u64 }>,
     d_burst_us: K<32, { D.max_burst_us as u64 }>,
     d_burst_ticks: K<32, { ns_to_ticks(D.max_burst_us as u64 * 1000) }>,
-    max_prob: K<64, MAX_PROB>,
     id: K<32, { PIE_ID as u64 }>,
     capacity: K<32, { CAPACITY as u64 }>,
 }
@@ -109,18 +114,22 @@ impl Logic for PieRegs {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, target_us_r, target_ticks_r, tupdate_us_r, tupdate_ns_r, alpha_r, beta_r,
+            self, clock, w_we, w_addr, w_data, w_part, target_us_r, target_ticks_r, tupdate_us_r, tupdate_ns_r, alpha_r, beta_r,
             limit_r, ecn_r, bytemode_r, mtu_r, burst_us_r, burst_ticks_r, link_bt_r, seed_stage,
             prob_stage, shadow, err_sticky, rdata, rvalid, err, soft_rst
         );
-        // us -> ns without a multiplier: x * 1000 = x * 1024 - x * 16 - x * 8 (fits: x <= 10^6).
-        self.us1000.next =
-            (self.reg_wdata.val() << 10) - (self.reg_wdata.val() << 4) - (self.reg_wdata.val() << 3);
-        self.wide.next = (bit_cast::<64, 32>(self.reg_wdata.val()) << 32)
+        // Take the write; us -> ns without a multiplier: x * 1000 = (x * 1024 - x * 16) - x * 8, the first
+        // subtraction now and the second when the write is applied (x <= 10^6 fits in 32 bits).
+        self.w_we.d.next = self.reg_we.val();
+        self.w_addr.d.next = self.reg_addr.val();
+        self.w_data.d.next = self.reg_wdata.val();
+        self.w_part.d.next = (self.reg_wdata.val() << 10) - (self.reg_wdata.val() << 4);
+        self.us1000.next = self.w_part.q.val() - (self.w_data.q.val() << 3);
+        self.wide.next = (bit_cast::<64, 32>(self.w_data.q.val()) << 32)
             | bit_cast::<64, 32>(self.prob_stage.q.val());
-        self.seed_wide.next = (bit_cast::<64, 32>(self.reg_wdata.val()) << 32)
+        self.seed_wide.next = (bit_cast::<64, 32>(self.w_data.q.val()) << 32)
             | bit_cast::<64, 32>(self.seed_stage.q.val());
-        self.prob_wdata.next = self.wide.val();
+        self.prob_wdata.next = self.wide.val().get_bits::<56>(0);
         self.seed.next = self.seed_wide.val();
         self.prob_we.next = false;
         self.seed_we.next = false;
@@ -129,100 +138,100 @@ impl Logic for PieRegs {
         self.soft_rst.d.next = false;
         self.err.d.next = false;
         self.ok.next = false;
-        if self.reg_we.val() {
-            match self.reg_addr.val().index() {
+        if self.w_we.q.val() {
+            match self.w_addr.q.val().index() {
                 1 => {
                     // STATUS: write 1 to clear write_error.
                     self.ok.next = true;
-                    if self.reg_wdata.val().get_bit(0) {
+                    if self.w_data.q.val().get_bit(0) {
                         self.err_sticky.d.next = false;
                     }
                 }
                 2 => {
                     // CONTROL
                     self.ok.next = true;
-                    self.soft_rst.d.next = self.reg_wdata.val().get_bit(0);
-                    self.clear_counters.next = self.reg_wdata.val().get_bit(1);
+                    self.soft_rst.d.next = self.w_data.q.val().get_bit(0);
+                    self.clear_counters.next = self.w_data.q.val().get_bit(1);
                 }
                 16 => {
                     // TARGET_US
-                    self.ok.next = (self.reg_wdata.val() >= 1) & (self.reg_wdata.val() <= 1_000_000);
+                    self.ok.next = (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 1_000_000);
                     if self.ok.val() {
-                        self.target_us_r.d.next = self.reg_wdata.val();
+                        self.target_us_r.d.next = self.w_data.q.val();
                         self.target_ticks_r.d.next = bit_cast::<24, 32>(self.us1000.val() >> 6);
                     }
                 }
                 17 => {
                     // TUPDATE_US
                     self.ok.next =
-                        (self.reg_wdata.val() >= 100) & (self.reg_wdata.val() <= 1_000_000);
+                        (self.w_data.q.val() >= 100) & (self.w_data.q.val() <= 1_000_000);
                     if self.ok.val() {
-                        self.tupdate_us_r.d.next = self.reg_wdata.val();
+                        self.tupdate_us_r.d.next = self.w_data.q.val();
                         self.tupdate_ns_r.d.next = self.us1000.val();
                     }
                 }
                 18 => {
                     // ALPHA
-                    self.ok.next = self.reg_wdata.val() <= 32;
+                    self.ok.next = self.w_data.q.val() <= 32;
                     if self.ok.val() {
-                        self.alpha_r.d.next = self.reg_wdata.val().get_bits::<6>(0);
+                        self.alpha_r.d.next = self.w_data.q.val().get_bits::<6>(0);
                     }
                 }
                 19 => {
                     // BETA
-                    self.ok.next = self.reg_wdata.val() <= 32;
+                    self.ok.next = self.w_data.q.val() <= 32;
                     if self.ok.val() {
-                        self.beta_r.d.next = self.reg_wdata.val().get_bits::<6>(0);
+                        self.beta_r.d.next = self.w_data.q.val().get_bits::<6>(0);
                     }
                 }
                 20 => {
                     // LIMIT
-                    self.ok.next = (self.reg_wdata.val() >= 1) & (self.reg_wdata.val() <= 1024);
+                    self.ok.next = (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 1024);
                     if self.ok.val() {
-                        self.limit_r.d.next = self.reg_wdata.val().get_bits::<11>(0);
+                        self.limit_r.d.next = self.w_data.q.val().get_bits::<11>(0);
                     }
                 }
                 21 => {
                     // ECN
-                    self.ok.next = self.reg_wdata.val() <= 1;
+                    self.ok.next = self.w_data.q.val() <= 1;
                     if self.ok.val() {
-                        self.ecn_r.d.next = self.reg_wdata.val().get_bit(0);
+                        self.ecn_r.d.next = self.w_data.q.val().get_bit(0);
                     }
                 }
                 22 => {
                     // BYTEMODE
-                    self.ok.next = self.reg_wdata.val() <= 1;
+                    self.ok.next = self.w_data.q.val() <= 1;
                     if self.ok.val() {
-                        self.bytemode_r.d.next = self.reg_wdata.val().get_bit(0);
+                        self.bytemode_r.d.next = self.w_data.q.val().get_bit(0);
                     }
                 }
                 23 => {
                     // MTU
-                    self.ok.next = (self.reg_wdata.val() >= 64) & (self.reg_wdata.val() <= 2047);
+                    self.ok.next = (self.w_data.q.val() >= 64) & (self.w_data.q.val() <= 2047);
                     if self.ok.val() {
-                        self.mtu_r.d.next = self.reg_wdata.val().get_bits::<16>(0);
+                        self.mtu_r.d.next = self.w_data.q.val().get_bits::<16>(0);
                         self.mtu_we.next = true;
                     }
                 }
                 24 => {
                     // MAX_BURST_US
-                    self.ok.next = self.reg_wdata.val() <= 1_000_000;
+                    self.ok.next = self.w_data.q.val() <= 1_000_000;
                     if self.ok.val() {
-                        self.burst_us_r.d.next = self.reg_wdata.val();
+                        self.burst_us_r.d.next = self.w_data.q.val();
                         self.burst_ticks_r.d.next = self.us1000.val() >> 6;
                     }
                 }
                 25 => {
                     // LINK_BYTE_TIME
-                    self.ok.next = self.reg_wdata.val() <= 0xFF_FFFF;
+                    self.ok.next = self.w_data.q.val() <= 0xFF_FFFF;
                     if self.ok.val() {
-                        self.link_bt_r.d.next = self.reg_wdata.val().get_bits::<24>(0);
+                        self.link_bt_r.d.next = self.w_data.q.val().get_bits::<24>(0);
                     }
                 }
                 26 => {
                     // SEED_LO
                     self.ok.next = true;
-                    self.seed_stage.d.next = self.reg_wdata.val();
+                    self.seed_stage.d.next = self.w_data.q.val();
                 }
                 27 => {
                     // SEED_HI: zero is a fixed point of the generator.
@@ -232,11 +241,12 @@ impl Logic for PieRegs {
                 28 => {
                     // PROB_LO
                     self.ok.next = true;
-                    self.prob_stage.d.next = self.reg_wdata.val();
+                    self.prob_stage.d.next = self.w_data.q.val();
                 }
                 29 => {
                     // PROB_HI
-                    self.ok.next = (self.wide.val() <= self.max_prob.val()) & !self.ctrl_busy.val();
+                    // At most 100 % = 2^56 - 1: the top byte of the high half is zero.
+                    self.ok.next = !self.w_data.q.val().get_bits::<8>(24).any() & !self.ctrl_busy.val();
                     self.prob_we.next = self.ok.val();
                 }
                 _ => {
@@ -306,7 +316,7 @@ impl Logic for PieRegs {
                 }
                 28 => {
                     self.rdata.d.next = self.prob.val().get_bits::<32>(0);
-                    self.shadow.d.next = self.prob.val().get_bits::<32>(32);
+                    self.shadow.d.next = bit_cast::<32, 24>(self.prob.val().get_bits::<24>(32));
                 }
                 29 => {
                     self.rdata.d.next = self.shadow.q.val();
@@ -319,7 +329,7 @@ impl Logic for PieRegs {
                 }
                 34 => {
                     self.rdata.d.next = self.sent_bytes.val().get_bits::<32>(0);
-                    self.shadow.d.next = bit_cast::<32, 16>(self.sent_bytes.val().get_bits::<16>(32));
+                    self.shadow.d.next = bit_cast::<32, 8>(self.sent_bytes.val().get_bits::<8>(32));
                 }
                 35 => {
                     self.rdata.d.next = self.shadow.q.val();
@@ -350,7 +360,7 @@ impl Logic for PieRegs {
                 }
                 43 => {
                     self.rdata.d.next = self.acc.val().get_bits::<32>(0);
-                    self.shadow.d.next = self.acc.val().get_bits::<32>(32);
+                    self.shadow.d.next = bit_cast::<32, 28>(self.acc.val().get_bits::<28>(32));
                 }
                 44 => {
                     self.rdata.d.next = self.shadow.q.val();
@@ -384,6 +394,7 @@ impl Logic for PieRegs {
         self.link_bt.next = self.link_bt_r.q.val();
 
         if self.rst.val() {
+            self.w_we.d.next = false;
             self.target_us_r.d.next = self.d_target_us.val();
             self.target_ticks_r.d.next = self.d_target_ticks.val();
             self.tupdate_us_r.d.next = self.d_tupdate_us.val();
