@@ -73,7 +73,7 @@ pub fn local_prob(vars: &PieVars, params: &PieParams, len: u32) -> u64 {
 
 /// The part of the decision that depends only on the slowly changing state (prob, delay sample, burst
 /// allowance) and the packet. The hardware evaluates it when it accepts the packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Prepared {
     /// Step 1 or 2 lets the packet in (burst allowance left, or low delay at low probability).
     pub bypass: bool,

@@ -6,6 +6,7 @@
 
 pub mod consts;
 pub mod controller;
+pub mod core;
 pub mod dequeue;
 pub mod enqueue;
 pub mod params;

@@ -113,8 +113,6 @@ pub struct PieController {
     b3: DFF<Bit>,
     b4: DFF<Bit>,
     b5: DFF<Bit>,
-    br1: DFF<Bit>,
-    br2: DFF<Bit>,
     r1: DFF<Bits<64>>,
     r2: DFF<Bits<64>>,
     a: DFF<Bits<64>>,
@@ -123,8 +121,8 @@ pub struct PieController {
     gb: DFF<Bits<40>>,
     gca: DFF<Bits<3>>,
     gcb: DFF<Bits<3>>,
-    ca: DFF<Bit>,
-    cb: DFF<Bit>,
+    c1: DFF<Bit>,
+    c2: DFF<Bit>,
     pd1: DFF<Bit>,
     pd2: DFF<Bit>,
     bc: DFF<Bit>,
@@ -151,6 +149,21 @@ pub struct PieController {
     x2: Signal<Local, Bit>,
     y2: Signal<Local, Bit>,
     s2: Signal<Local, Bit>,
+    cout: Signal<Local, Bit>,
+    cout2: Signal<Local, Bit>,
+    r1_sh: Signal<Local, Bit>,
+    r1_in: Signal<Local, Bit>,
+    r2_sh: Signal<Local, Bit>,
+    r2_in: Signal<Local, Bit>,
+    a_sh: Signal<Local, Bit>,
+    b_sh: Signal<Local, Bit>,
+    start_decay: Signal<Local, Bit>,
+    lt_step0: Signal<Local, Bit>,
+    lt_step1: Signal<Local, Bit>,
+    lt_step2: Signal<Local, Bit>,
+    lt_step3: Signal<Local, Bit>,
+    lt_step4: Signal<Local, Bit>,
+    lt_step5: Signal<Local, Bit>,
     c2_i: Signal<Local, Bit>,
     sh: Signal<Local, Bits<5>>,
     n: Signal<Local, Bits<7>>,
@@ -193,7 +206,7 @@ impl Logic for PieController {
         dff_setup!(
             self, clock, state, bi, pass, prob_r, ppb_r, lt20_r, le10_r, qold_r, next_r, dirty, upd,
             decay_en, qd, bnz, tgt, al, be, mtu_l, qlt, qolt, boost, qz, qoz, b0, b1, b2, b3, b4, b5,
-            br1, br2, r1, r2, a, b, ga, gb, gca, gcb, ca, cb, pd1, pd2, bc, dsign, c64, anyhi, b20,
+            r1, r2, a, b, ga, gb, gca, gcb, c1, c2, pd1, pd2, bc, dsign, c64, anyhi, b20,
             b10, nz, rem, quo
         );
         self.burst_reset.next = false;
@@ -207,12 +220,23 @@ impl Logic for PieController {
         self.qold64.next = bit_cast::<64, 34>(self.qold_r.q.val());
         self.p_i.next = self.prob64.val().get_bit(self.i6.val().index());
         self.c2_i.next = self.prob_2pct.val().get_bit(self.i6.val().index());
+        self.lt_step0.next = (!self.p_i.val() & self.lvl0.val().get_bit(self.i6.val().index()))
+            | (!(self.p_i.val() ^ self.lvl0.val().get_bit(self.i6.val().index())) & self.b0.q.val());
+        self.lt_step1.next = (!self.p_i.val() & self.lvl1.val().get_bit(self.i6.val().index()))
+            | (!(self.p_i.val() ^ self.lvl1.val().get_bit(self.i6.val().index())) & self.b1.q.val());
+        self.lt_step2.next = (!self.p_i.val() & self.lvl2.val().get_bit(self.i6.val().index()))
+            | (!(self.p_i.val() ^ self.lvl2.val().get_bit(self.i6.val().index())) & self.b2.q.val());
+        self.lt_step3.next = (!self.p_i.val() & self.lvl3.val().get_bit(self.i6.val().index()))
+            | (!(self.p_i.val() ^ self.lvl3.val().get_bit(self.i6.val().index())) & self.b3.q.val());
+        self.lt_step4.next = (!self.p_i.val() & self.lvl4.val().get_bit(self.i6.val().index()))
+            | (!(self.p_i.val() ^ self.lvl4.val().get_bit(self.i6.val().index())) & self.b4.q.val());
+        self.lt_step5.next = (!self.p_i.val() & self.lvl5.val().get_bit(self.i6.val().index()))
+            | (!(self.p_i.val() ^ self.lvl5.val().get_bit(self.i6.val().index())) & self.b5.q.val());
         self.x.next = false;
         self.y.next = false;
         self.x2.next = false;
         self.y2.next = false;
-        self.s.next = false;
-        self.s2.next = false;
+        self.start_decay.next = false;
         // Gain auto-scaling from the Scale pass: 1 + 2 per level below which prob lies, if below 10 %.
         self.sh.next = 0.into();
         if self.b0.q.val() {
@@ -256,6 +280,63 @@ impl Logic for PieController {
         self.rr.next = (self.rem.q.val() << 1)
             | bit_cast::<12, 1>(self.r2.q.val().get_bit(self.didx.val().index()).into());
         self.bi.d.next = self.bi.q.val() + 1;
+        // Operands of the serial adders for this pass (selected before the adders: in Verilog the
+        // combinational block runs top to bottom, so a value must be assigned before it is read).
+        match self.state.q.val() {
+            CtrlState::Scale => {
+                self.x.next = self.qd64.val().get_bit(self.i6.val().index());
+                self.y.next = !self.tgt64.val().get_bit(self.i6.val().index());
+                self.x2.next = self.qd64.val().get_bit(self.i6.val().index());
+                self.y2.next = !self.qold64.val().get_bit(self.i6.val().index());
+            }
+            CtrlState::Mul => {
+                self.x.next = self.a.q.val().get_bit(0);
+                self.y.next = self.ga.q.val().get_bit(0) & self.r1.q.val().get_bit(0);
+                self.x2.next = self.b.q.val().get_bit(0);
+                self.y2.next = self.gb.q.val().get_bit(0) & self.r2.q.val().get_bit(0);
+            }
+            CtrlState::Sum => {
+                self.x.next = self.a.q.val().get_bit(0);
+                self.y.next = self.b.q.val().get_bit(0);
+            }
+            CtrlState::CapBoost => {
+                self.x.next = self.r1.q.val().get_bit(0);
+                if self.cap.val() {
+                    self.x.next = self.c2_i.val();
+                }
+                self.y.next = self.boost.q.val() & self.c2_i.val();
+            }
+            CtrlState::Add => {
+                self.x.next = self.p_i.val();
+                self.y.next = self.r1.q.val().get_bit(0);
+            }
+            CtrlState::Decay => {
+                // prob - (prob >> 6) = prob + !(prob >> 6) + 1; bit i + 6 sits at position 6.
+                self.x.next = self.r2.q.val().get_bit(0);
+                self.y.next =
+                    !(self.decay_en.q.val() & (self.bi.q.val() < 58) & self.r2.q.val().get_bit(6));
+            }
+            _ => {}
+        }
+        // One serial adder (x + y + carry; a subtraction is x + !y with the carry starting at 1) and
+        // uniform shift registers: each pass chooses the operand bits, the shift enables and the bits
+        // shifted in, so every register bit is a plain shift / load / hold multiplexer.
+        self.s.next = self.x.val() ^ self.y.val() ^ self.c1.q.val();
+        self.cout.next = (self.x.val() & self.y.val())
+            | (self.x.val() & self.c1.q.val())
+            | (self.y.val() & self.c1.q.val());
+        self.s2.next = self.x2.val() ^ self.y2.val() ^ self.c2.q.val();
+        self.cout2.next = (self.x2.val() & self.y2.val())
+            | (self.x2.val() & self.c2.q.val())
+            | (self.y2.val() & self.c2.q.val());
+        self.c1.d.next = self.cout.val();
+        self.c2.d.next = self.cout2.val();
+        self.r1_sh.next = false;
+        self.r1_in.next = false;
+        self.r2_sh.next = false;
+        self.r2_in.next = false;
+        self.a_sh.next = false;
+        self.b_sh.next = false;
 
         match self.state.q.val() {
             CtrlState::Idle => {
@@ -265,11 +346,7 @@ impl Logic for PieController {
                     self.upd.d.next = false;
                     self.decay_en.d.next = false;
                     self.mtu_l.d.next = self.mtu.val();
-                    self.state.d.next = CtrlState::Decay;
-                    self.b20.d.next = false;
-                    self.b10.d.next = false;
-                    self.nz.d.next = false;
-                    self.br1.d.next = false;
+                    self.start_decay.next = true;
                 } else if !self.fire_diff.val().get_bit(39) {
                     self.qd.d.next = self.qdelay.val();
                     self.bnz.d.next = self.backlog.val().any();
@@ -292,8 +369,9 @@ impl Logic for PieController {
                     self.b3.d.next = false;
                     self.b4.d.next = false;
                     self.b5.d.next = false;
-                    self.br1.d.next = false;
-                    self.br2.d.next = false;
+                    // Scale subtracts: carries start at 1.
+                    self.c1.d.next = true;
+                    self.c2.d.next = true;
                     self.state.d.next = CtrlState::Scale;
                 } else if self.dirty.q.val() {
                     self.r2.d.next = bit_cast::<64, 56>(self.prob_r.q.val());
@@ -301,47 +379,22 @@ impl Logic for PieController {
                     self.decay_en.d.next = false;
                     self.mtu_l.d.next = self.mtu.val();
                     self.dirty.d.next = false;
-                    self.b20.d.next = false;
-                    self.b10.d.next = false;
-                    self.nz.d.next = false;
-                    self.br1.d.next = false;
-                    self.state.d.next = CtrlState::Decay;
+                    self.start_decay.next = true;
                 }
             }
             CtrlState::Scale => {
-                // Six comparisons prob < level, serially: a borrow bit each.
-                self.b0.d.next = (!self.p_i.val() & self.lvl0.val().get_bit(self.i6.val().index()))
-                    | (!(self.p_i.val() ^ self.lvl0.val().get_bit(self.i6.val().index()))
-                        & self.b0.q.val());
-                self.b1.d.next = (!self.p_i.val() & self.lvl1.val().get_bit(self.i6.val().index()))
-                    | (!(self.p_i.val() ^ self.lvl1.val().get_bit(self.i6.val().index()))
-                        & self.b1.q.val());
-                self.b2.d.next = (!self.p_i.val() & self.lvl2.val().get_bit(self.i6.val().index()))
-                    | (!(self.p_i.val() ^ self.lvl2.val().get_bit(self.i6.val().index()))
-                        & self.b2.q.val());
-                self.b3.d.next = (!self.p_i.val() & self.lvl3.val().get_bit(self.i6.val().index()))
-                    | (!(self.p_i.val() ^ self.lvl3.val().get_bit(self.i6.val().index()))
-                        & self.b3.q.val());
-                self.b4.d.next = (!self.p_i.val() & self.lvl4.val().get_bit(self.i6.val().index()))
-                    | (!(self.p_i.val() ^ self.lvl4.val().get_bit(self.i6.val().index()))
-                        & self.b4.q.val());
-                self.b5.d.next = (!self.p_i.val() & self.lvl5.val().get_bit(self.i6.val().index()))
-                    | (!(self.p_i.val() ^ self.lvl5.val().get_bit(self.i6.val().index()))
-                        & self.b5.q.val());
-                // d1 = qdelay - target and d2 = qdelay - qdelay_old, serially.
-                self.x.next = self.qd64.val().get_bit(self.i6.val().index());
-                self.y.next = self.tgt64.val().get_bit(self.i6.val().index());
-                self.s.next = self.x.val() ^ self.y.val() ^ self.br1.q.val();
-                self.br1.d.next = (!self.x.val() & self.y.val())
-                    | (!(self.x.val() ^ self.y.val()) & self.br1.q.val());
-                self.r1.d.next =
-                    (self.r1.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
-                self.y2.next = self.qold64.val().get_bit(self.i6.val().index());
-                self.s2.next = self.x.val() ^ self.y2.val() ^ self.br2.q.val();
-                self.br2.d.next = (!self.x.val() & self.y2.val())
-                    | (!(self.x.val() ^ self.y2.val()) & self.br2.q.val());
-                self.r2.d.next =
-                    (self.r2.q.val() >> 1) | (bit_cast::<64, 1>(self.s2.val().into()) << 63);
+                // Six comparisons prob < level at once (a borrow bit each); d1 = qdelay - target into r1
+                // and d2 = qdelay - qdelay_old into r2.
+                self.b0.d.next = self.lt_step0.val();
+                self.b1.d.next = self.lt_step1.val();
+                self.b2.d.next = self.lt_step2.val();
+                self.b3.d.next = self.lt_step3.val();
+                self.b4.d.next = self.lt_step4.val();
+                self.b5.d.next = self.lt_step5.val();
+                self.r1_sh.next = true;
+                self.r1_in.next = self.s.val();
+                self.r2_sh.next = true;
+                self.r2_in.next = self.s2.val();
                 if self.bi.q.val() == 63 {
                     self.bi.d.next = 0.into();
                     self.gca.d.next = 0.into();
@@ -366,8 +419,8 @@ impl Logic for PieController {
                     self.pass.d.next = 0.into();
                     self.a.d.next = 0.into();
                     self.b.d.next = 0.into();
-                    self.ca.d.next = false;
-                    self.cb.d.next = false;
+                    self.c1.d.next = false;
+                    self.c2.d.next = false;
                     self.pd1.d.next = false;
                     self.pd2.d.next = false;
                     self.state.d.next = CtrlState::Mul;
@@ -375,39 +428,24 @@ impl Logic for PieController {
             }
             CtrlState::Mul => {
                 // a += gain bit ? d1 : 0, and d1 <<= 1 (fed back one bit late), per pass.
-                self.x.next = self.a.q.val().get_bit(0);
-                self.y.next = self.ga.q.val().get_bit(0) & self.r1.q.val().get_bit(0);
-                self.s.next = self.x.val() ^ self.y.val() ^ self.ca.q.val();
-                self.ca.d.next = (self.x.val() & self.y.val())
-                    | (self.x.val() & self.ca.q.val())
-                    | (self.y.val() & self.ca.q.val());
-                self.a.d.next =
-                    (self.a.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
-                self.r1.d.next =
-                    (self.r1.q.val() >> 1) | (bit_cast::<64, 1>(self.pd1.q.val().into()) << 63);
+                self.a_sh.next = true;
+                self.b_sh.next = true;
+                self.r1_sh.next = true;
+                self.r1_in.next = self.pd1.q.val();
+                self.r2_sh.next = true;
+                self.r2_in.next = self.pd2.q.val();
                 self.pd1.d.next = self.r1.q.val().get_bit(0);
-                self.x2.next = self.b.q.val().get_bit(0);
-                self.y2.next = self.gb.q.val().get_bit(0) & self.r2.q.val().get_bit(0);
-                self.s2.next = self.x2.val() ^ self.y2.val() ^ self.cb.q.val();
-                self.cb.d.next = (self.x2.val() & self.y2.val())
-                    | (self.x2.val() & self.cb.q.val())
-                    | (self.y2.val() & self.cb.q.val());
-                self.b.d.next =
-                    (self.b.q.val() >> 1) | (bit_cast::<64, 1>(self.s2.val().into()) << 63);
-                self.r2.d.next =
-                    (self.r2.q.val() >> 1) | (bit_cast::<64, 1>(self.pd2.q.val().into()) << 63);
                 self.pd2.d.next = self.r2.q.val().get_bit(0);
                 if self.bi.q.val() == 63 {
                     self.bi.d.next = 0.into();
-                    self.ca.d.next = false;
-                    self.cb.d.next = false;
+                    self.c1.d.next = false;
+                    self.c2.d.next = false;
                     self.pd1.d.next = false;
                     self.pd2.d.next = false;
                     self.ga.d.next = self.ga.q.val() >> 1;
                     self.gb.d.next = self.gb.q.val() >> 1;
                     self.pass.d.next = self.pass.q.val() + 1;
                     if self.pass.q.val() == 33 {
-                        self.ca.d.next = false;
                         self.bc.d.next = false;
                         self.state.d.next = CtrlState::Sum;
                     }
@@ -415,63 +453,40 @@ impl Logic for PieController {
             }
             CtrlState::Sum => {
                 // delta = a + b into r1; borrow of 2 % - delta (delta above 2 %, unsigned).
-                self.x.next = self.a.q.val().get_bit(0);
-                self.y.next = self.b.q.val().get_bit(0);
-                self.s.next = self.x.val() ^ self.y.val() ^ self.ca.q.val();
-                self.ca.d.next = (self.x.val() & self.y.val())
-                    | (self.x.val() & self.ca.q.val())
-                    | (self.y.val() & self.ca.q.val());
-                self.a.d.next = self.a.q.val() >> 1;
-                self.b.d.next = self.b.q.val() >> 1;
-                self.r1.d.next =
-                    (self.r1.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
+                self.a_sh.next = true;
+                self.b_sh.next = true;
+                self.r1_sh.next = true;
+                self.r1_in.next = self.s.val();
                 self.bc.d.next = (!self.c2_i.val() & self.s.val())
                     | (!(self.c2_i.val() ^ self.s.val()) & self.bc.q.val());
                 if self.bi.q.val() == 63 {
                     self.dsign.d.next = self.s.val();
                     self.bi.d.next = 0.into();
-                    self.ca.d.next = false;
+                    self.c1.d.next = false;
                     self.state.d.next = CtrlState::CapBoost;
                 }
             }
             CtrlState::CapBoost => {
                 // Step 5: delta = 2 % if capped; step 6: + 2 % above 250 ms.
-                self.x.next = self.r1.q.val().get_bit(0);
-                if self.cap.val() {
-                    self.x.next = self.c2_i.val();
-                }
-                self.y.next = self.boost.q.val() & self.c2_i.val();
-                self.s.next = self.x.val() ^ self.y.val() ^ self.ca.q.val();
-                self.ca.d.next = (self.x.val() & self.y.val())
-                    | (self.x.val() & self.ca.q.val())
-                    | (self.y.val() & self.ca.q.val());
-                self.r1.d.next =
-                    (self.r1.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
+                self.r1_sh.next = true;
+                self.r1_in.next = self.s.val();
                 if self.bi.q.val() == 63 {
                     self.bi.d.next = 0.into();
-                    self.ca.d.next = false;
+                    self.c1.d.next = false;
                     self.anyhi.d.next = false;
                     self.state.d.next = CtrlState::Add;
                 }
             }
             CtrlState::Add => {
                 // Step 7: prob + delta into r2; bits 56..63 of the sum and the sign decide saturation.
-                self.x.next = self.p_i.val();
-                self.y.next = self.r1.q.val().get_bit(0);
-                self.s.next = self.x.val() ^ self.y.val() ^ self.ca.q.val();
-                self.ca.d.next = (self.x.val() & self.y.val())
-                    | (self.x.val() & self.ca.q.val())
-                    | (self.y.val() & self.ca.q.val());
-                self.r1.d.next = self.r1.q.val() >> 1;
-                self.r2.d.next =
-                    (self.r2.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
+                self.r1_sh.next = true;
+                self.r2_sh.next = true;
+                self.r2_in.next = self.s.val();
                 if self.bi.q.val() >= 56 {
                     self.anyhi.d.next = self.anyhi.q.val() | self.s.val();
                 }
                 if self.bi.q.val() == 63 {
-                    self.c64.d.next = (self.x.val() & self.y.val())
-                        | (self.x.val() & self.ca.q.val())
-                        | (self.y.val() & self.ca.q.val());
+                    self.c64.d.next = self.cout.val();
                     self.dsign.d.next = self.y.val();
                     self.state.d.next = CtrlState::Clamp;
                 }
@@ -484,23 +499,12 @@ impl Logic for PieController {
                 }
                 self.decay_en.d.next =
                     self.qz.q.val() & self.qoz.q.val() & !self.bnz.q.val() & !self.over.val();
-                self.bi.d.next = 0.into();
-                self.br1.d.next = false;
-                self.b20.d.next = false;
-                self.b10.d.next = false;
-                self.nz.d.next = false;
-                self.state.d.next = CtrlState::Decay;
+                self.start_decay.next = true;
             }
             CtrlState::Decay => {
-                // Step 8: prob - (prob >> 6); bit i + 6 sits at position 6 of the shift register.
-                self.x.next = self.r2.q.val().get_bit(0);
-                self.y.next =
-                    self.decay_en.q.val() & (self.bi.q.val() < 58) & self.r2.q.val().get_bit(6);
-                self.s.next = self.x.val() ^ self.y.val() ^ self.br1.q.val();
-                self.br1.d.next = (!self.x.val() & self.y.val())
-                    | (!(self.x.val() ^ self.y.val()) & self.br1.q.val());
-                self.r2.d.next =
-                    (self.r2.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
+                // Step 8 (operands above).
+                self.r2_sh.next = true;
+                self.r2_in.next = self.s.val();
                 // The flags of the new prob: < 20 % (borrow of prob - 20 %), > 10 % (of 10 % - prob).
                 self.b20.d.next = (!self.s.val()
                     & self.prob_20pct.val().get_bit(self.i6.val().index()))
@@ -545,6 +549,29 @@ impl Logic for PieController {
             _ => {
                 self.state.d.next = CtrlState::Idle;
             }
+        }
+        if self.start_decay.val() {
+            // Into the Decay pass (a subtraction: carry 1) with fresh flags.
+            self.bi.d.next = 0.into();
+            self.c1.d.next = true;
+            self.b20.d.next = false;
+            self.b10.d.next = false;
+            self.nz.d.next = false;
+            self.state.d.next = CtrlState::Decay;
+        }
+        if self.r1_sh.val() {
+            self.r1.d.next =
+                (self.r1.q.val() >> 1) | (bit_cast::<64, 1>(self.r1_in.val().into()) << 63);
+        }
+        if self.r2_sh.val() {
+            self.r2.d.next =
+                (self.r2.q.val() >> 1) | (bit_cast::<64, 1>(self.r2_in.val().into()) << 63);
+        }
+        if self.a_sh.val() {
+            self.a.d.next = (self.a.q.val() >> 1) | (bit_cast::<64, 1>(self.s.val().into()) << 63);
+        }
+        if self.b_sh.val() {
+            self.b.d.next = (self.b.q.val() >> 1) | (bit_cast::<64, 1>(self.s2.val().into()) << 63);
         }
         if self.mtu_we.val() {
             self.dirty.d.next = true;

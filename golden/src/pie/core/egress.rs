@@ -1,0 +1,223 @@
+//! The dequeue side (`aqm_hdl::pie::egress::PieEgress`): the link model's states, the departure
+//! stream, and the delay sample and burst allowance of spec/pie.md, one and two cycles after a
+//! departure.
+
+use super::queue::Entry;
+use super::regs::Params;
+use super::{time_reached, TIME_MASK};
+
+/// Cycles in state Tx after a departure.
+pub const TX_CYCLES: u64 = 19;
+const TICKS_MASK: u64 = (1 << 34) - 1;
+const RESET_BURST_TICKS: u64 = 2_343_750;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Link {
+    #[default]
+    Idle,
+    /// Cycles spent in Tx so far, and the end of the transmission (ns << 8 | fraction) it will commit.
+    Tx(u64, u64),
+    Wait,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct D1 {
+    valid: bool,
+    dep: u64,
+    ts: u64,
+    len: u16,
+    empty: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Egress {
+    link: Link,
+    exact: bool,
+    pub link_free: u64,
+    link_frac: u64,
+    d1: D1,
+    dq_first: bool,
+    dq_stale: bool,
+    dq_ns: u64,
+    d2_valid: bool,
+    d2_dtime: u64,
+    qdelay: u64,
+    burst: u64,
+    pub sent_pkts: u32,
+    pub sent_bytes: u64,
+}
+
+/// What the rest of the core reads of the dequeue side.
+#[derive(Clone, Copy, Debug)]
+pub struct DeqView {
+    pub qdelay: u64,
+    pub burst: u64,
+    pub deq_valid: bool,
+    pub deq_len: u16,
+}
+
+/// Combinational values of this cycle.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Comb {
+    pub out_valid: bool,
+    pub out_len: u16,
+    pub out_ecn: u8,
+    pub out_tag: u16,
+    pub out_sojourn: u64,
+    pub pop: bool,
+    head: Entry,
+    dep: u64,
+    dep_frac: u64,
+}
+
+impl Egress {
+    pub fn busy(&self) -> bool {
+        matches!(self.link, Link::Tx(..)) || self.d1.valid || self.d2_valid
+    }
+
+    pub fn link_busy(&self) -> bool {
+        self.link != Link::Idle
+    }
+
+    pub fn view(&self) -> DeqView {
+        DeqView {
+            qdelay: self.qdelay,
+            burst: self.burst,
+            deq_valid: self.d1.valid,
+            deq_len: self.d1.len,
+        }
+    }
+
+    pub fn comb(&self, now40: u64, head: Option<Entry>, out_ready: bool) -> Comb {
+        let (dep, dep_frac) = if self.exact {
+            (self.link_free, self.link_frac)
+        } else {
+            (now40, 0)
+        };
+        let mut c = Comb {
+            dep,
+            dep_frac,
+            ..Comb::default()
+        };
+        if let (Some(h), Link::Idle) = (head, self.link) {
+            c.out_valid = true;
+            c.out_len = h.len;
+            c.out_ecn = h.ecn;
+            c.out_tag = h.tag;
+            c.out_sojourn = dep.wrapping_sub(h.ts) & TIME_MASK;
+            c.pop = out_ready;
+            c.head = h;
+        }
+        c
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub fn clock(
+        &mut self,
+        rst: bool,
+        now40: u64,
+        c: &Comb,
+        count: u32,
+        p: &Params,
+        burst_reset: bool,
+        clear_counters: bool,
+    ) {
+        // The link model.
+        match self.link {
+            Link::Idle => {
+                self.exact = false;
+                if c.pop {
+                    if p.link_bt != 0 {
+                        let tx = c.head.len as u64 * p.link_bt as u64;
+                        let end = ((c.dep << 8 | c.dep_frac) + tx) & ((1 << 48) - 1);
+                        self.link = Link::Tx(0, end);
+                    } else {
+                        self.link_free = c.dep;
+                        self.link_frac = c.dep_frac;
+                    }
+                }
+            }
+            Link::Tx(n, end) => {
+                if n + 1 == TX_CYCLES {
+                    self.link_free = end >> 8;
+                    self.link_frac = end & 0xFF;
+                    self.link = Link::Wait;
+                } else {
+                    self.link = Link::Tx(n + 1, end);
+                }
+            }
+            Link::Wait => {
+                if time_reached(now40, self.link_free) {
+                    self.link = Link::Idle;
+                    self.exact = true;
+                }
+            }
+        }
+
+        // The previous dequeue is too old for a 40-bit difference: the next one drains the allowance.
+        let age = now40.wrapping_sub(self.dq_ns) & TIME_MASK;
+        if !self.dq_first && age >> 38 != 0 {
+            self.dq_stale = true;
+        }
+        // D2: the burst allowance drains by the time between dequeues.
+        if self.d2_valid && self.d2_dtime != 0 {
+            self.burst = self.burst.saturating_sub(self.d2_dtime);
+        }
+        if burst_reset {
+            self.burst = p.max_burst_ticks;
+        }
+        // D1: the delay sample and the time since the previous dequeue, in ticks.
+        let d1 = self.d1;
+        self.d2_valid = d1.valid;
+        if d1.valid {
+            self.qdelay = if d1.empty {
+                0
+            } else {
+                ((d1.dep >> 6).wrapping_sub(d1.ts >> 6)) & TICKS_MASK
+            };
+            self.d2_dtime = if self.dq_stale {
+                TICKS_MASK
+            } else if self.dq_first {
+                0
+            } else {
+                ((d1.dep >> 6).wrapping_sub(self.dq_ns >> 6)) & TICKS_MASK
+            };
+            self.dq_ns = d1.dep;
+            self.dq_first = false;
+            self.dq_stale = false;
+            self.sent_pkts = self.sent_pkts.wrapping_add(1);
+            self.sent_bytes = (self.sent_bytes + d1.len as u64) & TIME_MASK;
+        }
+        // This cycle's departure.
+        self.d1.valid = c.pop;
+        if c.pop {
+            self.d1 = D1 {
+                valid: true,
+                dep: c.dep,
+                ts: c.head.ts,
+                len: c.head.len,
+                empty: count == 1,
+            };
+        }
+
+        if clear_counters {
+            self.sent_pkts = 0;
+            self.sent_bytes = 0;
+        }
+        if rst {
+            self.link = Link::Idle;
+            self.exact = false;
+            self.link_free = 0;
+            self.link_frac = 0;
+            self.d1.valid = false;
+            self.d2_valid = false;
+            self.dq_first = true;
+            self.dq_stale = false;
+            self.dq_ns = 0;
+            self.qdelay = 0;
+            self.burst = RESET_BURST_TICKS;
+            self.sent_pkts = 0;
+            self.sent_bytes = 0;
+        }
+    }
+}

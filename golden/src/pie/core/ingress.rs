@@ -1,0 +1,197 @@
+//! The verdict pipeline (`aqm_hdl::pie::ingress::PieIngress`): P0 samples the slow state on
+//! acceptance (a bytemode packet then holds P0 for its multiplier), P1 has the local probability, P2 takes
+//! the random word, P3 computes thresholds, and V decides with [`finish`] against the live queue and
+//! accumulator.
+
+use super::super::enqueue::{finish, Prepared, QueueView, Verdict};
+use super::controller::CtrlOut;
+use super::egress::DeqView;
+use super::queue::Entry;
+use super::regs::Params;
+use super::{PieCoreInputs, TIME_MASK};
+
+/// Cycles from accepting a descriptor to its verdict.
+pub const VERDICT_LATENCY: u64 = 5;
+/// Cycles a bytemode packet (len <= MTU) holds stage P0.
+pub const BYTEMODE_HOLD: u64 = 14;
+
+const MASK56: u64 = (1 << 56) - 1;
+
+/// A descriptor in the pipeline.
+#[derive(Clone, Copy, Debug, Default)]
+struct Stage {
+    valid: bool,
+    len: u16,
+    ecn: u8,
+    tag: u16,
+    prepared: Prepared,
+    rnd: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Ingress {
+    p0: Stage,
+    bytes0: bool,
+    /// The bytemode multiplier's step counter.
+    mcnt: u32,
+    p1: Stage,
+    p2: Stage,
+    p3: Stage,
+    pub vv: bool,
+    pub vtag: u16,
+    pub vcode: u8,
+    pub acc: u64,
+    pub backlog: u32,
+    pub pkts_in: u32,
+    pub dropped: u32,
+    pub overlimit: u32,
+    pub marked: u32,
+    pub maxq: u32,
+}
+
+/// Combinational values of this cycle.
+#[derive(Clone, Copy, Debug)]
+pub struct Comb {
+    pub in_ready: bool,
+    pub rnd_take: bool,
+    stall: bool,
+}
+
+/// What the pipeline reads of the rest of the core at the clock edge.
+pub struct Env<'a> {
+    pub params: &'a Params,
+    pub ctrl: &'a CtrlOut,
+    pub deq: &'a DeqView,
+    pub count: u32,
+    pub rnd: u64,
+    pub clear_counters: bool,
+}
+
+impl Ingress {
+    pub fn busy(&self) -> bool {
+        self.p0.valid || self.p1.valid || self.p2.valid || self.p3.valid
+    }
+
+    pub fn comb(&self, rst: bool) -> Comb {
+        let stall = self.p0.valid && self.bytes0 && self.mcnt != 13;
+        Comb {
+            in_ready: !rst && !stall,
+            rnd_take: self.p1.valid && !rst,
+            stall,
+        }
+    }
+
+    /// The clock edge; returns the descriptor pushed into the queue this cycle, if any.
+    pub fn clock(&mut self, rst: bool, i: &PieCoreInputs, c: &Comb, e: &Env) -> Option<Entry> {
+        let p = e.params;
+        // V: the verdict of the packet in P3.
+        let mut push = None;
+        let mut next_acc = self.acc;
+        let s3 = self.p3;
+        if s3.valid {
+            let queue = QueueView {
+                packets: e.count,
+                bytes: self.backlog as u64,
+            };
+            let d = finish(s3.prepared, self.acc, queue, p.limit, p.mtu, s3.rnd);
+            let code = d.verdict.code();
+            next_acc = d.accu_prob;
+            self.pkts_in = self.pkts_in.wrapping_add(1);
+            match d.verdict {
+                Verdict::EarlyDrop => self.dropped = self.dropped.wrapping_add(1),
+                Verdict::TailDrop => {
+                    self.dropped = self.dropped.wrapping_add(1);
+                    self.overlimit = self.overlimit.wrapping_add(1);
+                }
+                Verdict::Mark => self.marked = self.marked.wrapping_add(1),
+                Verdict::Enqueue => {}
+            }
+            if d.verdict.is_enqueued() {
+                if e.count >= self.maxq {
+                    self.maxq = (e.count + 1) & 0x7FF;
+                }
+                if !rst {
+                    push = Some(Entry {
+                        ts: i.now & TIME_MASK,
+                        tag: s3.tag,
+                        ecn: if d.verdict == Verdict::Mark { 3 } else { s3.ecn },
+                        len: s3.len,
+                    });
+                }
+            }
+            self.vtag = s3.tag;
+            self.vcode = code;
+        } else {
+            self.vtag = 0;
+            self.vcode = 0;
+        }
+        self.vv = s3.valid;
+        self.acc = if e.ctrl.burst_reset { 0 } else { next_acc };
+        // Byte backlog: last cycle's departure out, this packet in.
+        let deq = if e.deq.deq_valid { e.deq.deq_len as u32 } else { 0 };
+        let pushed = push.map_or(0, |x: Entry| x.len as u32);
+        self.backlog = self.backlog.wrapping_sub(deq).wrapping_add(pushed);
+
+        // P3, P2, P1.
+        self.p3 = self.p2;
+        self.p2 = self.p1;
+        if self.p1.valid {
+            self.p2.rnd = e.rnd;
+        }
+        self.p1 = self.p0;
+        self.p1.valid = self.p0.valid && !c.stall;
+
+        // P0: the multiplier steps while a bytemode packet holds it; else it takes the input.
+        if c.stall {
+            self.mcnt += 1;
+            if self.mcnt == 13 {
+                let lp = &mut self.p0.prepared.local_prob;
+                *lp = (*lp).wrapping_mul(self.p0.len as u64) & MASK56;
+            }
+        } else {
+            let accept = i.in_valid && !rst;
+            let in_bytes = p.bytemode && (i.in_len as u32) <= p.mtu;
+            self.p0 = Stage {
+                valid: accept,
+                len: i.in_len,
+                ecn: i.in_ecn & 3,
+                tag: i.in_tag,
+                prepared: Prepared {
+                    bypass: e.deq.burst > 0
+                        || (e.deq.qdelay < p.target_half() && e.ctrl.prob_lt20),
+                    ecn_ok: p.ecn && e.ctrl.prob_le10 && i.in_ecn & 3 != 0,
+                    // The multiplier's operand; the product replaces it when it is ready.
+                    local_prob: if in_bytes { e.ctrl.ppb } else { e.ctrl.prob },
+                },
+                rnd: 0,
+            };
+            self.bytes0 = in_bytes;
+            self.mcnt = 0;
+        }
+
+        if e.clear_counters {
+            self.pkts_in = 0;
+            self.dropped = 0;
+            self.overlimit = 0;
+            self.marked = 0;
+            self.maxq = 0;
+        }
+        if rst {
+            self.p0.valid = false;
+            self.p1.valid = false;
+            self.p2.valid = false;
+            self.p3.valid = false;
+            self.vv = false;
+            self.vtag = 0;
+            self.vcode = 0;
+            self.acc = 0;
+            self.backlog = 0;
+            self.pkts_in = 0;
+            self.dropped = 0;
+            self.overlimit = 0;
+            self.marked = 0;
+            self.maxq = 0;
+        }
+        push
+    }
+}

@@ -1,0 +1,186 @@
+//! A cycle-accurate model of the PIE hardware core (`aqm_hdl::pie::core::PieCore`): `step(inputs) ->
+//! outputs` per clock, with the same ports, the same register timing and the same outputs on every cycle.
+//!
+//! It mirrors the RTL block by block (register file, controller, ingress pipeline, descriptor queue,
+//! egress with its link model, random generator), but computes the algorithm with the pure functions of
+//! spec/pie.md: the controller update with [`super::controller::update`], the verdict with
+//! [`super::enqueue::finish`], so that the RTL is checked against the specification itself and not
+//! against a second copy of its own datapath. Where the RTL spreads work over cycles (the bit-serial
+//! controller, the bytemode multiplier, the link model's multiplier) the model computes the result at
+//! once and lets it appear in the same cycle the RTL's does.
+//!
+//! Power-on state is all zeros, as the RTL's registers; drive `rst` first.
+
+mod controller;
+mod egress;
+mod ingress;
+mod queue;
+mod regs;
+
+pub use controller::{RECOMPUTE_CYCLES, UPDATE_CYCLES};
+pub use egress::TX_CYCLES;
+pub use ingress::{BYTEMODE_HOLD, VERDICT_LATENCY};
+
+use crate::prng::XorShift64;
+
+/// Width of the core's internal time: `now` modulo 2^40 ns.
+pub const TIME_BITS: u32 = 40;
+pub(crate) const TIME_MASK: u64 = (1 << TIME_BITS) - 1;
+
+/// `a >= b` for 40-bit times that are less than 2^39 ns apart.
+pub(crate) fn time_reached(a: u64, b: u64) -> bool {
+    (a.wrapping_sub(b) & TIME_MASK) >> (TIME_BITS - 1) == 0
+}
+
+/// The core's input ports for one clock cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PieCoreInputs {
+    pub rst: bool,
+    /// Ns, never decreasing, by at most 2^38 from one cycle to the next.
+    pub now: u64,
+    pub in_valid: bool,
+    pub in_len: u16,
+    pub in_ecn: u8,
+    pub in_tag: u16,
+    pub out_ready: bool,
+    pub reg_addr: u8,
+    pub reg_wdata: u32,
+    pub reg_we: bool,
+    pub reg_re: bool,
+}
+
+/// The core's output ports during one clock cycle (before its rising edge).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PieCoreOutputs {
+    pub in_ready: bool,
+    pub verdict_valid: bool,
+    pub verdict_tag: u16,
+    pub verdict_code: u8,
+    pub verdict_queue: bool,
+    pub out_valid: bool,
+    pub out_len: u16,
+    pub out_ecn: u8,
+    pub out_tag: u16,
+    /// Ns, 40 bits.
+    pub out_sojourn: u64,
+    pub out_queue: bool,
+    pub out_drop: bool,
+    pub reg_rdata: u32,
+    pub reg_rvalid: bool,
+    pub reg_err: bool,
+    pub idle: bool,
+    /// Ns, low 40 bits.
+    pub next_update: u64,
+    /// Ns, low 40 bits; meaningful while `link_busy`.
+    pub link_free: u64,
+    pub link_busy: bool,
+}
+
+/// The PIE core, cycle by cycle.
+#[derive(Clone, Debug, Default)]
+pub struct PieCoreModel {
+    regs: regs::Regs,
+    ctrl: controller::Controller,
+    ingress: ingress::Ingress,
+    queue: queue::Queue,
+    egress: egress::Egress,
+    prng: u64,
+}
+
+impl PieCoreModel {
+    /// All registers at zero, as after power-on.
+    pub fn new() -> PieCoreModel {
+        PieCoreModel::default()
+    }
+
+    /// One clock cycle: the outputs seen during the cycle, then the state after its rising edge.
+    pub fn step(&mut self, i: &PieCoreInputs) -> PieCoreOutputs {
+        let rst = i.rst || self.regs.soft_rst;
+        let now40 = i.now & TIME_MASK;
+
+        // Everything one block reads of another, as it stands before the edge.
+        let params = self.regs.params();
+        let strobes = self.regs.strobes(self.ctrl.busy());
+        let ctrl = self.ctrl.outputs(now40);
+        let deq = self.egress.view();
+        let count = self.queue.count();
+        let backlog = self.ingress.backlog;
+        let rnd = XorShift64::step(self.prng);
+
+        // Combinational outputs.
+        let eg = self.egress.comb(now40, self.queue.head(), i.out_ready);
+        let ing = self.ingress.comb(rst);
+        let out = PieCoreOutputs {
+            in_ready: ing.in_ready,
+            verdict_valid: self.ingress.vv,
+            verdict_tag: self.ingress.vtag,
+            verdict_code: self.ingress.vcode,
+            verdict_queue: false,
+            out_valid: eg.out_valid,
+            out_len: eg.out_len,
+            out_ecn: eg.out_ecn,
+            out_tag: eg.out_tag,
+            out_sojourn: eg.out_sojourn,
+            out_queue: false,
+            out_drop: false,
+            reg_rdata: self.regs.rdata,
+            reg_rvalid: self.regs.rvalid,
+            reg_err: self.regs.err,
+            idle: !self.ingress.busy()
+                && !self.egress.busy()
+                && !self.ctrl.busy()
+                && !ctrl.pending
+                && !self.regs.soft_rst,
+            next_update: self.ctrl.next_update,
+            link_free: self.egress.link_free,
+            link_busy: self.egress.link_busy(),
+        };
+        let readables = regs::Readables {
+            ctrl_busy: self.ctrl.busy(),
+            pkts_in: self.ingress.pkts_in,
+            sent_pkts: self.egress.sent_pkts,
+            sent_bytes: self.egress.sent_bytes,
+            dropped: self.ingress.dropped,
+            overlimit: self.ingress.overlimit,
+            marked: self.ingress.marked,
+            backlog_bytes: backlog,
+            backlog_pkts: count,
+            maxq: self.ingress.maxq,
+            qdelay: deq.qdelay,
+            acc: self.ingress.acc,
+            burst: deq.burst,
+            prob: ctrl.prob,
+            prng_state: self.prng,
+        };
+
+        // The rising edge.
+        let push = self.ingress.clock(
+            rst,
+            i,
+            &ing,
+            &ingress::Env {
+                params: &params,
+                ctrl: &ctrl,
+                deq: &deq,
+                count,
+                rnd,
+                clear_counters: strobes.clear_counters,
+            },
+        );
+        self.egress.clock(rst, now40, &eg, count, &params, ctrl.burst_reset, strobes.clear_counters);
+        self.queue.clock(rst, push, eg.pop);
+        self.ctrl.clock(rst, now40, deq.qdelay, backlog, &params, &strobes);
+        // The generator: reset, else a seed write, else a consumed word.
+        self.prng = if rst {
+            crate::prng::DEFAULT_SEED
+        } else if strobes.seed_we {
+            strobes.seed
+        } else if ing.rnd_take {
+            rnd
+        } else {
+            self.prng
+        };
+        self.regs.clock(i, rst, &readables);
+        out
+    }
+}

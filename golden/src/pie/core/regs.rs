@@ -1,0 +1,281 @@
+//! The register file (`aqm_hdl::pie::regs::PieRegs`): a write is taken into a register and applied the
+//! next cycle; a read answers the next cycle.
+
+use super::super::consts::{ns_to_ticks, MAX_PROB};
+use super::super::params::DEFAULT_PARAMS as D;
+use super::super::regs::{addr, CAPACITY, PIE_ID};
+use super::PieCoreInputs;
+
+/// Parameter registers as the other blocks see them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Params {
+    pub target_us: u32,
+    pub target_ticks: u64,
+    pub tupdate_us: u32,
+    pub tupdate_ns: u64,
+    pub alpha: u32,
+    pub beta: u32,
+    pub limit: u32,
+    pub ecn: bool,
+    pub bytemode: bool,
+    pub mtu: u32,
+    pub burst_us: u32,
+    pub max_burst_ticks: u64,
+    pub link_bt: u32,
+}
+
+impl Params {
+    pub fn target_half(&self) -> u64 {
+        self.target_ticks >> 1
+    }
+}
+
+/// Strobes from a write being applied this cycle.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Strobes {
+    pub prob_we: bool,
+    pub prob_wdata: u64,
+    pub seed_we: bool,
+    pub seed: u64,
+    pub mtu_we: bool,
+    pub clear_counters: bool,
+}
+
+/// Values the read mux shows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Readables {
+    pub ctrl_busy: bool,
+    pub pkts_in: u32,
+    pub sent_pkts: u32,
+    pub sent_bytes: u64,
+    pub dropped: u32,
+    pub overlimit: u32,
+    pub marked: u32,
+    pub backlog_bytes: u32,
+    pub backlog_pkts: u32,
+    pub maxq: u32,
+    pub qdelay: u64,
+    pub acc: u64,
+    pub burst: u64,
+    pub prob: u64,
+    pub prng_state: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Regs {
+    w_we: bool,
+    w_addr: u8,
+    w_data: u32,
+    w_part: u32,
+    p: Params,
+    seed_stage: u32,
+    prob_stage: u32,
+    shadow: u32,
+    err_sticky: bool,
+    pub rdata: u32,
+    pub rvalid: bool,
+    pub err: bool,
+    pub soft_rst: bool,
+}
+
+fn in_range(v: u32, lo: u32, hi: u32) -> bool {
+    (lo..=hi).contains(&v)
+}
+
+impl Regs {
+    pub fn params(&self) -> Params {
+        self.p
+    }
+
+    /// x * 1000 as the RTL computes it: (x * 1024 - x * 16) when taken, - x * 8 when applied (mod 2^32).
+    fn us1000(&self) -> u32 {
+        self.w_part.wrapping_sub(self.w_data << 3)
+    }
+
+    fn wide(&self, stage: u32) -> u64 {
+        (self.w_data as u64) << 32 | stage as u64
+    }
+
+    /// Whether the pending write is accepted, and its strobes.
+    fn apply(&self, ctrl_busy: bool) -> (bool, Strobes) {
+        let w = self.w_data;
+        let mut st = Strobes {
+            prob_wdata: self.wide(self.prob_stage) & MAX_PROB,
+            seed: self.wide(self.seed_stage),
+            ..Strobes::default()
+        };
+        let ok = match self.w_addr {
+            addr::STATUS => true,
+            addr::CONTROL => {
+                st.clear_counters = w & 2 != 0;
+                true
+            }
+            addr::TARGET_US => in_range(w, 1, 1_000_000),
+            addr::TUPDATE_US => in_range(w, 100, 1_000_000),
+            addr::ALPHA | addr::BETA => w <= 32,
+            addr::LIMIT => in_range(w, 1, 1024),
+            addr::ECN | addr::BYTEMODE => w <= 1,
+            addr::MTU => {
+                let ok = in_range(w, 64, 2047);
+                st.mtu_we = ok;
+                ok
+            }
+            addr::MAX_BURST_US => w <= 1_000_000,
+            addr::LINK_BYTE_TIME => w <= 0xFF_FFFF,
+            addr::SEED_LO | addr::PROB_LO => true,
+            addr::SEED_HI => {
+                let ok = st.seed != 0;
+                st.seed_we = ok;
+                ok
+            }
+            addr::PROB_HI => {
+                let ok = w >> 24 == 0 && !ctrl_busy;
+                st.prob_we = ok;
+                ok
+            }
+            _ => false,
+        };
+        (ok, st)
+    }
+
+    /// Strobes of this cycle (none during reset: the core ignores them then).
+    pub fn strobes(&self, ctrl_busy: bool) -> Strobes {
+        if self.w_we {
+            self.apply(ctrl_busy).1
+        } else {
+            Strobes::default()
+        }
+    }
+
+    pub fn clock(&mut self, i: &PieCoreInputs, rst: bool, r: &Readables) {
+        let mut next = self.clone();
+        next.w_we = i.reg_we;
+        next.w_addr = i.reg_addr;
+        next.w_data = i.reg_wdata;
+        next.w_part = (i.reg_wdata << 10).wrapping_sub(i.reg_wdata << 4);
+        next.soft_rst = false;
+        next.err = false;
+        if self.w_we {
+            let w = self.w_data;
+            let (ok, _) = self.apply(r.ctrl_busy);
+            if ok {
+                let p = &mut next.p;
+                match self.w_addr {
+                    addr::STATUS => {
+                        if w & 1 != 0 {
+                            next.err_sticky = false;
+                        }
+                    }
+                    addr::CONTROL => next.soft_rst = w & 1 != 0,
+                    addr::TARGET_US => {
+                        p.target_us = w;
+                        p.target_ticks = ((self.us1000() >> 6) & 0xFF_FFFF) as u64;
+                    }
+                    addr::TUPDATE_US => {
+                        p.tupdate_us = w;
+                        p.tupdate_ns = self.us1000() as u64;
+                    }
+                    addr::ALPHA => p.alpha = w & 63,
+                    addr::BETA => p.beta = w & 63,
+                    addr::LIMIT => p.limit = w & 0x7FF,
+                    addr::ECN => p.ecn = w & 1 != 0,
+                    addr::BYTEMODE => p.bytemode = w & 1 != 0,
+                    addr::MTU => p.mtu = w & 0xFFFF,
+                    addr::MAX_BURST_US => {
+                        p.burst_us = w;
+                        p.max_burst_ticks = (self.us1000() >> 6) as u64;
+                    }
+                    addr::LINK_BYTE_TIME => p.link_bt = w & 0xFF_FFFF,
+                    addr::SEED_LO => next.seed_stage = w,
+                    addr::PROB_LO => next.prob_stage = w,
+                    _ => {}
+                }
+            } else {
+                next.err = true;
+                next.err_sticky = true;
+            }
+        }
+        next.rvalid = i.reg_re;
+        if i.reg_re {
+            let lo = |v: u64| v as u32;
+            let mut mapped = true;
+            next.rdata = match i.reg_addr {
+                addr::ID => PIE_ID,
+                addr::STATUS => (r.ctrl_busy as u32) << 1 | self.err_sticky as u32,
+                addr::CONTROL => 0,
+                addr::CAPACITY => CAPACITY,
+                addr::TARGET_US => self.p.target_us,
+                addr::TUPDATE_US => self.p.tupdate_us,
+                addr::ALPHA => self.p.alpha,
+                addr::BETA => self.p.beta,
+                addr::LIMIT => self.p.limit,
+                addr::ECN => self.p.ecn as u32,
+                addr::BYTEMODE => self.p.bytemode as u32,
+                addr::MTU => self.p.mtu,
+                addr::MAX_BURST_US => self.p.burst_us,
+                addr::LINK_BYTE_TIME => self.p.link_bt,
+                addr::SEED_LO => {
+                    next.shadow = (r.prng_state >> 32) as u32;
+                    lo(r.prng_state)
+                }
+                addr::PROB_LO => {
+                    next.shadow = (r.prob >> 32) as u32;
+                    lo(r.prob)
+                }
+                addr::SENT_BYTES_LO => {
+                    next.shadow = (r.sent_bytes >> 32) as u32;
+                    lo(r.sent_bytes)
+                }
+                addr::ACCU_LO => {
+                    next.shadow = (r.acc >> 32) as u32;
+                    lo(r.acc)
+                }
+                addr::SEED_HI | addr::PROB_HI | addr::SENT_BYTES_HI | addr::ACCU_HI => self.shadow,
+                addr::PKTS_IN => r.pkts_in,
+                addr::SENT_PKTS => r.sent_pkts,
+                addr::DROPPED => r.dropped,
+                addr::OVERLIMIT => r.overlimit,
+                addr::ECN_MARK => r.marked,
+                addr::BACKLOG_BYTES => r.backlog_bytes,
+                addr::BACKLOG_PKTS => r.backlog_pkts,
+                addr::MAXQ => r.maxq,
+                addr::QDELAY => r.qdelay.min(u32::MAX as u64) as u32,
+                addr::BURST => r.burst as u32,
+                _ => {
+                    mapped = false;
+                    0
+                }
+            };
+            if !mapped {
+                next.err = true;
+            }
+        }
+        if rst {
+            next.w_we = false;
+            next.p = Params {
+                target_us: D.target_us,
+                target_ticks: ns_to_ticks(D.target_us as u64 * 1000),
+                tupdate_us: D.tupdate_us,
+                tupdate_ns: D.tupdate_us as u64 * 1000,
+                alpha: D.alpha,
+                beta: D.beta,
+                limit: D.limit,
+                ecn: false,
+                bytemode: false,
+                mtu: D.mtu,
+                burst_us: D.max_burst_us,
+                max_burst_ticks: ns_to_ticks(D.max_burst_us as u64 * 1000),
+                link_bt: 0,
+            };
+            next.seed_stage = 0;
+            next.prob_stage = 0;
+            next.shadow = 0;
+            next.err_sticky = false;
+            next.rdata = 0;
+            next.rvalid = false;
+            next.err = false;
+            next.soft_rst = false;
+        }
+        *self = next;
+    }
+}

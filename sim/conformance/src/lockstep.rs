@@ -1,0 +1,308 @@
+//! Runs several core models on the same inputs and compares every output on every cycle.
+
+use crate::model::CoreModel;
+use crate::stimulus::Stimulus;
+use crate::vcd::{self, Scope};
+use aqm_golden::pie::core::{PieCoreInputs, PieCoreOutputs};
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Cycles of history kept for the waveform of a mismatch.
+const HISTORY: usize = 2_000;
+
+/// The input ports with their widths, for the waveform.
+pub const INPUT_PORTS: [(&str, u32); 11] = [
+    ("rst", 1),
+    ("now", 64),
+    ("in_valid", 1),
+    ("in_len", 16),
+    ("in_ecn", 2),
+    ("in_tag", 16),
+    ("out_ready", 1),
+    ("reg_addr", 8),
+    ("reg_wdata", 32),
+    ("reg_we", 1),
+    ("reg_re", 1),
+];
+
+/// The output ports with their widths.
+pub const OUTPUT_PORTS: [(&str, u32); 19] = [
+    ("in_ready", 1),
+    ("verdict_valid", 1),
+    ("verdict_tag", 16),
+    ("verdict_code", 2),
+    ("verdict_queue", 1),
+    ("out_valid", 1),
+    ("out_len", 16),
+    ("out_ecn", 2),
+    ("out_tag", 16),
+    ("out_sojourn", 40),
+    ("out_queue", 1),
+    ("out_drop", 1),
+    ("reg_rdata", 32),
+    ("reg_rvalid", 1),
+    ("reg_err", 1),
+    ("idle", 1),
+    ("next_update", 40),
+    ("link_free", 40),
+    ("link_busy", 1),
+];
+
+pub fn input_values(i: &PieCoreInputs) -> Vec<u64> {
+    vec![
+        i.rst as u64,
+        i.now,
+        i.in_valid as u64,
+        i.in_len as u64,
+        i.in_ecn as u64,
+        i.in_tag as u64,
+        i.out_ready as u64,
+        i.reg_addr as u64,
+        i.reg_wdata as u64,
+        i.reg_we as u64,
+        i.reg_re as u64,
+    ]
+}
+
+pub fn output_values(o: &PieCoreOutputs) -> Vec<u64> {
+    vec![
+        o.in_ready as u64,
+        o.verdict_valid as u64,
+        o.verdict_tag as u64,
+        o.verdict_code as u64,
+        o.verdict_queue as u64,
+        o.out_valid as u64,
+        o.out_len as u64,
+        o.out_ecn as u64,
+        o.out_tag as u64,
+        o.out_sojourn,
+        o.out_queue as u64,
+        o.out_drop as u64,
+        o.reg_rdata as u64,
+        o.reg_rvalid as u64,
+        o.reg_err as u64,
+        o.idle as u64,
+        o.next_update,
+        o.link_free,
+        o.link_busy as u64,
+    ]
+}
+
+/// The first disagreement between models, or a broken invariant.
+#[derive(Debug)]
+pub struct Failure {
+    pub cycle: u64,
+    pub what: String,
+    /// The waveform of the last cycles, if one was written.
+    pub vcd: Option<PathBuf>,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cycle {}: {}", self.cycle, self.what)?;
+        if let Some(p) = &self.vcd {
+            write!(f, " (waveform: {})", p.display())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// What a run did, from the first model's outputs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunStats {
+    pub cycles: u64,
+    pub accepted: u64,
+    /// Verdicts by code: enqueue, mark, early drop, tail drop.
+    pub verdicts: [u64; 4],
+    pub departures: u64,
+    pub resets: u64,
+    pub reg_errors: u64,
+}
+
+/// Bookkeeping of every accepted descriptor: one verdict each, one departure per enqueued one, in order.
+#[derive(Default)]
+struct Conservation {
+    /// Accepted, waiting for a verdict: tags in order.
+    awaiting_verdict: VecDeque<u16>,
+    /// Enqueued, waiting to depart: tag -> count.
+    queued: HashMap<u16, u32>,
+}
+
+impl Conservation {
+    fn clear(&mut self) {
+        self.awaiting_verdict.clear();
+        self.queued.clear();
+    }
+
+    fn check(&mut self, i: &PieCoreInputs, o: &PieCoreOutputs) -> Result<(), String> {
+        if o.verdict_valid {
+            match self.awaiting_verdict.pop_front() {
+                Some(t) if t == o.verdict_tag => {}
+                Some(t) => return Err(format!("verdict for tag {} but tag {t} was next", o.verdict_tag)),
+                None => return Err(format!("verdict for tag {} that was never accepted", o.verdict_tag)),
+            }
+            if o.verdict_code <= 1 {
+                *self.queued.entry(o.verdict_tag).or_default() += 1;
+            }
+        }
+        if o.out_valid && i.out_ready {
+            match self.queued.get_mut(&o.out_tag) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => return Err(format!("departure of tag {} that was not queued", o.out_tag)),
+            }
+        }
+        if i.in_valid && o.in_ready {
+            self.awaiting_verdict.push_back(i.in_tag);
+        }
+        Ok(())
+    }
+
+    fn outstanding(&self) -> usize {
+        self.awaiting_verdict.len() + self.queued.values().map(|&n| n as usize).sum::<usize>()
+    }
+}
+
+/// A CONTROL.reset write seen at a cycle (second) and the cycle its reset acts (first).
+type SoftReset = (Option<u64>, Option<u64>);
+
+fn soft_update(soft: SoftReset, i: &PieCoreInputs, cycle: u64) -> SoftReset {
+    let (mut acts, mut written) = soft;
+    if acts == Some(cycle) {
+        acts = None;
+    }
+    if i.rst {
+        return (None, None);
+    }
+    if let Some(w) = written {
+        if cycle == w + 1 {
+            acts = Some(cycle + 1);
+            written = None;
+        }
+    }
+    if i.reg_we && i.reg_addr == aqm_golden::pie::regs::addr::CONTROL && i.reg_wdata & 1 != 0 {
+        written = Some(cycle);
+    }
+    (acts, written)
+}
+
+/// Runs `models` in lockstep for `cycles` cycles of `stim` (the first model's `in_ready` feeds back into
+/// the stimulus), then drains: link model off, ingress off, `out_ready` high, time running, until every
+/// model is idle and every descriptor has left. Any output difference, a descriptor without exactly one verdict, or an
+/// enqueued descriptor that does not leave exactly once fails the run; the waveform of the last
+/// [`HISTORY`] cycles then goes to `vcd_path`.
+pub fn run(
+    models: &mut [&mut dyn CoreModel],
+    stim: &mut Stimulus,
+    cycles: u64,
+    vcd_path: Option<&Path>,
+) -> Result<RunStats, Failure> {
+    let mut history: VecDeque<(u64, Vec<Vec<u64>>)> = VecDeque::new();
+    let mut stats = RunStats::default();
+    let mut cons = Conservation::default();
+    let mut drain_cycles = 0u64;
+    let mut last = PieCoreInputs::default();
+    let mut cycle = 0u64;
+    let mut soft: SoftReset = (None, None);
+    loop {
+        let draining = cycle >= cycles;
+        let i = if draining {
+            // Switch the link model off, then pull with time running fast.
+            drain_cycles += 1;
+            PieCoreInputs {
+                now: last.now + 100_000,
+                out_ready: true,
+                reg_we: drain_cycles == 1,
+                reg_addr: aqm_golden::pie::regs::addr::LINK_BYTE_TIME,
+                ..Default::default()
+            }
+        } else {
+            stim.next().expect("stimulus is endless")
+        };
+        last = i;
+        let outs: Vec<PieCoreOutputs> = models.iter_mut().map(|m| m.step(&i)).collect();
+        let mut sample = vec![input_values(&i)];
+        sample.extend(outs.iter().map(output_values));
+        history.push_back((cycle, sample));
+        if history.len() > HISTORY {
+            history.pop_front();
+        }
+        let fail = |what: String, history: &VecDeque<(u64, Vec<Vec<u64>>)>| {
+            let vcd = vcd_path.and_then(|p| {
+                let mut scopes = vec![Scope {
+                    name: "inputs".into(),
+                    signals: INPUT_PORTS.to_vec(),
+                }];
+                for m in models.iter() {
+                    scopes.push(Scope {
+                        name: m.name().replace('-', "_"),
+                        signals: OUTPUT_PORTS.to_vec(),
+                    });
+                }
+                let first = history.front().map_or(0, |h| h.0);
+                let samples: Vec<Vec<Vec<u64>>> = history.iter().map(|h| h.1.clone()).collect();
+                vcd::write(p, &scopes, first, &samples).ok().map(|_| p.to_path_buf())
+            });
+            Failure { cycle, what, vcd }
+        };
+        // Every output of every model against the first.
+        let reference = &history.back().expect("just pushed").1[1];
+        for (m, vals) in history.back().expect("just pushed").1.iter().enumerate().skip(2) {
+            for (k, (&a, &b)) in reference.iter().zip(vals).enumerate() {
+                if a != b {
+                    let what = format!(
+                        "{} = {a:#x} in {} but {b:#x} in {}",
+                        OUTPUT_PORTS[k].0,
+                        models[0].name(),
+                        models[m - 1].name()
+                    );
+                    return Err(fail(what, &history));
+                }
+            }
+        }
+        let o = &outs[0];
+        // A reset discards everything in flight. A CONTROL.reset write resets the core two cycles after
+        // the write (it is applied the next cycle, and the reset register acts the one after), unless a
+        // reset comes first.
+        let soft_now = soft.0 == Some(cycle);
+        soft = soft_update(soft, &i, cycle);
+        if i.rst {
+            stats.resets += 1;
+            cons.clear();
+        } else {
+            if let Err(e) = cons.check(&i, o) {
+                return Err(fail(format!("conservation: {e}"), &history));
+            }
+            if soft_now {
+                stats.resets += 1;
+                cons.clear();
+            }
+        }
+        if o.verdict_valid {
+            stats.verdicts[o.verdict_code as usize & 3] += 1;
+        }
+        if o.out_valid && i.out_ready {
+            stats.departures += 1;
+        }
+        if i.in_valid && o.in_ready {
+            stats.accepted += 1;
+        }
+        stats.reg_errors += o.reg_err as u64;
+        stim.feedback(o);
+        if draining && o.idle && cons.outstanding() == 0 && !o.out_valid {
+            break;
+        }
+        if drain_cycles > 200_000 {
+            return Err(fail(
+                format!("did not drain: {} descriptors outstanding", cons.outstanding()),
+                &history,
+            ));
+        }
+        cycle += 1;
+    }
+    cycle += 1;
+    stats.cycles = cycle;
+    Ok(stats)
+}

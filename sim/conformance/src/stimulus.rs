@@ -1,0 +1,264 @@
+//! Input sequences for the conformance runs.
+//!
+//! A [`Stimulus`] is a deterministic function of a seed and a [`StimulusConfig`]: arrivals (single and
+//! back-to-back bursts), packet lengths (64..1518 and the edges around them), every ECN code point, egress
+//! back-pressure, register traffic (valid and invalid parameter writes, reads of every address, forced
+//! probabilities, seeds), resets in the middle of traffic, and time that advances by a configurable step
+//! with occasional jumps. [`config_strategy`] gives proptest strategies over the settings.
+
+use aqm_golden::pie::core::{PieCoreInputs, PieCoreOutputs};
+use aqm_golden::pie::regs::{addr, PIE_REGS};
+use aqm_golden::prng::XorShift64;
+use proptest::prelude::*;
+
+/// Lengths at and around the edges that matter: tiny, 64, the MTU (1514), the Ethernet maximum (1518),
+/// the MTU register's maximum (2047), and the field's maximum.
+pub const EDGE_LENGTHS: [u16; 14] = [
+    0, 1, 63, 64, 65, 1513, 1514, 1515, 1517, 1518, 2047, 2048, 9000, 65535,
+];
+
+/// The knobs of a stimulus.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StimulusConfig {
+    /// Percent of cycles that start a burst of arrivals.
+    pub arrival_pct: u32,
+    /// Longest back-to-back burst.
+    pub max_burst: u32,
+    /// Percent of lengths drawn from [`EDGE_LENGTHS`] instead of 64..=1518.
+    pub edge_len_pct: u32,
+    /// Percent of cycles with `out_ready` high.
+    pub ready_pct: u32,
+    /// Typical advance of `now` per cycle, ns.
+    pub ns_per_cycle: u64,
+    /// One cycle in this many jumps time forward by up to `max_jump_ns`.
+    pub jump_every: u32,
+    pub max_jump_ns: u64,
+    /// One cycle in this many is a reset (0: never after the first).
+    pub reset_every: u32,
+    /// Percent of cycles with a register access.
+    pub reg_pct: u32,
+    /// Parameters written after each reset (register address, value).
+    pub setup: Vec<(u8, u32)>,
+}
+
+impl Default for StimulusConfig {
+    fn default() -> Self {
+        StimulusConfig {
+            arrival_pct: 10,
+            max_burst: 8,
+            edge_len_pct: 10,
+            ready_pct: 90,
+            ns_per_cycle: 2_000,
+            jump_every: 5_000,
+            max_jump_ns: 2_000_000_000,
+            reset_every: 200_000,
+            reg_pct: 1,
+            setup: vec![],
+        }
+    }
+}
+
+/// A parameter set that makes things happen in few cycles: a fast controller, a slow link, the given
+/// ECN and bytemode switches.
+pub fn busy_setup(tupdate_us: u32, link_bt: u32, ecn: bool, bytemode: bool, limit: u32) -> Vec<(u8, u32)> {
+    vec![
+        (addr::TUPDATE_US, tupdate_us),
+        (addr::LINK_BYTE_TIME, link_bt),
+        (addr::ECN, ecn as u32),
+        (addr::BYTEMODE, bytemode as u32),
+        (addr::LIMIT, limit),
+    ]
+}
+
+/// Proptest strategy over stimulus settings, from idle links to overload.
+pub fn config_strategy() -> impl Strategy<Value = StimulusConfig> {
+    (
+        (1u32..60, 1u32..40, 0u32..40, 10u32..=100),
+        (prop_oneof![Just(10u64), 100u64..5_000, 5_000u64..50_000], 500u32..20_000),
+        (0u32..3, 100u32..3000, 0u32..=100u32, any::<bool>(), any::<bool>(), 2u32..=1024),
+        (prop_oneof![Just(0u32), 20_000u32..200_000], 0u32..3),
+    )
+        .prop_map(
+            |(
+                (arrival_pct, max_burst, edge_len_pct, ready_pct),
+                (ns_per_cycle, jump_every),
+                (tu_sel, tupdate_ms10, bt_sel, ecn, bytemode, limit),
+                (reset_every, reg_pct),
+            )| {
+                let tupdate_us = [100, 1_000, tupdate_ms10 * 10][tu_sel as usize];
+                // 0 = link model off; else 8 ns/byte (1 Gbit/s) up to 3200 ns/byte (2.5 Mbit/s), Q8.
+                let link_bt = if bt_sel < 15 { 0 } else { (bt_sel * 8) << 8 };
+                StimulusConfig {
+                    arrival_pct,
+                    max_burst,
+                    edge_len_pct,
+                    ready_pct,
+                    ns_per_cycle,
+                    jump_every,
+                    max_jump_ns: 2_000_000_000,
+                    reset_every,
+                    reg_pct,
+                    setup: busy_setup(tupdate_us, link_bt, ecn, bytemode, limit),
+                }
+            },
+        )
+}
+
+/// The input sequence itself.
+pub struct Stimulus {
+    cfg: StimulusConfig,
+    rng: XorShift64,
+    cycle: u64,
+    now: u64,
+    burst_left: u32,
+    tag: u16,
+    /// Cycles since the last reset, for the setup writes.
+    since_reset: u64,
+    /// The descriptor offered last cycle, if the core did not take it: offered again, as valid/ready wants.
+    held: Option<(u16, u8, u16)>,
+    offered: Option<(u16, u8, u16)>,
+}
+
+impl Stimulus {
+    pub fn new(seed: u64, cfg: StimulusConfig) -> Stimulus {
+        Stimulus {
+            cfg,
+            rng: XorShift64::new(seed | 1).expect("non-zero seed"),
+            cycle: 0,
+            now: 1_000,
+            burst_left: 0,
+            tag: 0,
+            since_reset: 0,
+            held: None,
+            offered: None,
+        }
+    }
+
+    /// The outputs of the cycle just run: a descriptor the core did not accept is offered again.
+    pub fn feedback(&mut self, o: &PieCoreOutputs) {
+        self.held = if o.in_ready { None } else { self.offered };
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.rng.next_word() % n
+        }
+    }
+
+    fn pct(&mut self, p: u32) -> bool {
+        self.below(100) < p as u64
+    }
+
+    fn length(&mut self) -> u16 {
+        if self.pct(self.cfg.edge_len_pct) {
+            EDGE_LENGTHS[self.below(EDGE_LENGTHS.len() as u64) as usize]
+        } else {
+            64 + self.below(1518 - 64 + 1) as u16
+        }
+    }
+
+    /// A register access: reads of any address, writes of mostly valid parameter values, some out of
+    /// range, some to read-only or unmapped addresses, forced probabilities and seeds, clearing counters.
+    fn register(&mut self, i: &mut PieCoreInputs) {
+        let r = self.below(100);
+        if r < 50 {
+            i.reg_re = true;
+            i.reg_addr = if self.pct(90) {
+                PIE_REGS[self.below(PIE_REGS.len() as u64) as usize].addr
+            } else {
+                self.below(256) as u8
+            };
+            return;
+        }
+        i.reg_we = true;
+        let def = PIE_REGS[self.below(PIE_REGS.len() as u64) as usize];
+        i.reg_addr = def.addr;
+        i.reg_wdata = match (def.addr, def.range) {
+            // A soft reset now and then, mostly counter clears.
+            (addr::CONTROL, _) => {
+                if self.pct(10) {
+                    1
+                } else {
+                    2
+                }
+            }
+            (addr::PROB_HI, _) => {
+                if self.pct(10) {
+                    0x0100_0000 + self.below(1000) as u32
+                } else {
+                    self.below(1 << 24) as u32
+                }
+            }
+            (_, Some((lo, hi))) if self.pct(85) => lo + self.below((hi - lo) as u64 + 1) as u32,
+            (_, Some((_, hi))) => hi.saturating_add(1 + self.below(1000) as u32),
+            _ => self.rng.next_word() as u32,
+        };
+    }
+}
+
+impl Iterator for Stimulus {
+    type Item = PieCoreInputs;
+
+    fn next(&mut self) -> Option<PieCoreInputs> {
+        let mut i = PieCoreInputs {
+            now: self.now,
+            ..Default::default()
+        };
+        let c = self.cycle;
+        self.cycle += 1;
+        // Reset for the first cycles, and now and then.
+        let reset = c < 2 || (self.cfg.reset_every > 0 && self.below(self.cfg.reset_every as u64) == 0);
+        if reset {
+            i.rst = true;
+            self.since_reset = 0;
+        } else {
+            self.since_reset += 1;
+        }
+        // Setup writes, one every other cycle after a reset.
+        let s = self.since_reset;
+        if !i.rst && s >= 1 && s % 2 == 1 && ((s / 2) as usize) < self.cfg.setup.len() {
+            let (a, v) = self.cfg.setup[(s / 2) as usize];
+            i.reg_we = true;
+            i.reg_addr = a;
+            i.reg_wdata = v;
+        } else if self.pct(self.cfg.reg_pct) {
+            self.register(&mut i);
+        }
+        // Arrivals: first whatever the core refused last cycle, then bursts of new descriptors.
+        self.offered = None;
+        if self.burst_left == 0 && self.pct(self.cfg.arrival_pct) {
+            self.burst_left = 1 + self.below(self.cfg.max_burst as u64) as u32;
+        }
+        if let (Some((len, ecn, tag)), false) = (self.held.take(), i.rst) {
+            i.in_valid = true;
+            i.in_len = len;
+            i.in_ecn = ecn;
+            i.in_tag = tag;
+        } else if self.burst_left > 0 {
+            self.burst_left -= 1;
+            i.in_valid = true;
+            i.in_len = self.length();
+            i.in_ecn = self.below(4) as u8;
+            i.in_tag = self.tag;
+            self.tag = self.tag.wrapping_add(1);
+        } else if self.pct(5) {
+            // Idle lines carry junk: only in_valid qualifies them.
+            i.in_len = self.rng.next_word() as u16;
+            i.in_ecn = self.below(4) as u8;
+            i.in_tag = self.rng.next_word() as u16;
+        }
+        if i.in_valid {
+            self.offered = Some((i.in_len, i.in_ecn, i.in_tag));
+        }
+        i.out_ready = self.pct(self.cfg.ready_pct);
+        // Time: a steady step with jitter, and now and then a jump.
+        let step = self.cfg.ns_per_cycle;
+        self.now += step / 2 + self.below(step + 1);
+        if self.cfg.jump_every > 0 && self.below(self.cfg.jump_every as u64) == 0 {
+            self.now += self.below(self.cfg.max_jump_ns + 1);
+        }
+        Some(i)
+    }
+}
