@@ -78,3 +78,12 @@ impl CoreModel for RustHdlPie {
         o
     }
 }
+
+impl CoreModel for aqm_verilated::VerilatedPie {
+    fn name(&self) -> &'static str {
+        "verilator"
+    }
+    fn step(&mut self, inputs: &PieCoreInputs) -> PieCoreOutputs {
+        aqm_verilated::VerilatedPie::step(self, inputs)
+    }
+}

@@ -1,1 +1,253 @@
+//! The Verilated cores: the Verilog that aqm-hdl emits, verilated and compiled by this crate's build
+//! script (see build.rs), behind a safe wrapper.
+//!
+//! [`Model`] is a design with its ports addressed by name; [`VerilatedPie`] drives the PIE core with the
+//! same port structs as the golden model (`aqm_golden::pie::core`).
 
+use aqm_golden::pie::core::{PieCoreInputs, PieCoreOutputs};
+use std::ffi::{c_void, CString};
+use std::path::Path;
+
+#[allow(dead_code)]
+mod ffi {
+    include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
+}
+
+/// A verilated design's entry points.
+struct Design {
+    name: &'static str,
+    ports: &'static [(&'static str, u32, bool)],
+    new: unsafe extern "C" fn() -> *mut c_void,
+    free: unsafe extern "C" fn(*mut c_void),
+    eval: unsafe extern "C" fn(*mut c_void),
+    set: unsafe extern "C" fn(*mut c_void, u32, u64),
+    get: unsafe extern "C" fn(*mut c_void, u32) -> u64,
+    trace_open: unsafe extern "C" fn(*mut c_void, *const std::ffi::c_char) -> i32,
+    trace_dump: unsafe extern "C" fn(*mut c_void, u64),
+    trace_close: unsafe extern "C" fn(*mut c_void),
+}
+
+static PIE_CORE: Design = Design {
+    name: "pie_core",
+    ports: ffi::pie_core::PORTS,
+    new: ffi::pie_core::pie_core_new,
+    free: ffi::pie_core::pie_core_free,
+    eval: ffi::pie_core::pie_core_eval,
+    set: ffi::pie_core::pie_core_set,
+    get: ffi::pie_core::pie_core_get,
+    trace_open: ffi::pie_core::pie_core_trace_open,
+    trace_dump: ffi::pie_core::pie_core_trace_dump,
+    trace_close: ffi::pie_core::pie_core_trace_close,
+};
+
+/// A port of a model, resolved once by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PortId(u32);
+
+/// One instance of a verilated design.
+pub struct Model {
+    design: &'static Design,
+    ptr: *mut c_void,
+    clock: PortId,
+    /// Half cycles so far, the VCD time unit.
+    half_cycles: u64,
+    tracing: bool,
+}
+
+// The instance is plain memory owned by this value; Verilator keeps no thread-local state for it.
+unsafe impl Send for Model {}
+
+impl Model {
+    fn new(design: &'static Design) -> Model {
+        // SAFETY: the constructor has no preconditions and returns an owned instance.
+        let ptr = unsafe { (design.new)() };
+        assert!(!ptr.is_null(), "{}: Verilator model allocation failed", design.name);
+        let mut m = Model {
+            design,
+            ptr,
+            clock: PortId(0),
+            half_cycles: 0,
+            tracing: false,
+        };
+        m.clock = m.port("clock").expect("every design has a clock");
+        m
+    }
+
+    /// The port called `name`.
+    pub fn port(&self, name: &str) -> Option<PortId> {
+        self.design
+            .ports
+            .iter()
+            .position(|p| p.0 == name)
+            .map(|k| PortId(k as u32))
+    }
+
+    /// Drive an input (ignored for outputs).
+    pub fn set(&mut self, port: PortId, v: u64) {
+        // SAFETY: ptr is a live instance; unknown or output indices are ignored by the shim.
+        unsafe { (self.design.set)(self.ptr, port.0, v) }
+    }
+
+    /// Read a port.
+    pub fn get(&self, port: PortId) -> u64 {
+        // SAFETY: ptr is a live instance; unknown indices read 0.
+        unsafe { (self.design.get)(self.ptr, port.0) }
+    }
+
+    /// Propagate the inputs with the clock low; the outputs then show this cycle's values.
+    pub fn settle(&mut self) {
+        self.set(self.clock, 0);
+        // SAFETY: ptr is a live instance.
+        unsafe { (self.design.eval)(self.ptr) };
+        self.dump();
+    }
+
+    /// The rising edge.
+    pub fn rising_edge(&mut self) {
+        self.set(self.clock, 1);
+        // SAFETY: ptr is a live instance.
+        unsafe { (self.design.eval)(self.ptr) };
+        self.dump();
+    }
+
+    fn dump(&mut self) {
+        if self.tracing {
+            // SAFETY: ptr is a live instance with an open trace.
+            unsafe { (self.design.trace_dump)(self.ptr, self.half_cycles * 5) };
+        }
+        self.half_cycles += 1;
+    }
+
+    /// Write a VCD of every signal from now on.
+    pub fn trace_to(&mut self, path: &Path) -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let c = CString::new(path.to_string_lossy().as_bytes())
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        // SAFETY: ptr is live and c outlives the call.
+        let ok = unsafe { (self.design.trace_open)(self.ptr, c.as_ptr()) };
+        if ok == 0 {
+            return Err(std::io::Error::other(format!("cannot open {}", path.display())));
+        }
+        self.tracing = true;
+        Ok(())
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        // SAFETY: ptr was created by `new` and is freed once.
+        unsafe {
+            if self.tracing {
+                (self.design.trace_close)(self.ptr);
+            }
+            (self.design.free)(self.ptr)
+        }
+    }
+}
+
+fn ids<const N: usize>(m: &Model, names: [&str; N]) -> [PortId; N] {
+    names.map(|n| m.port(n).unwrap_or_else(|| panic!("{}: no port {n}", m.design.name)))
+}
+
+/// The Verilated PIE core, one clock cycle per [`step`](VerilatedPie::step).
+pub struct VerilatedPie {
+    m: Model,
+    inputs: [PortId; 11],
+    outputs: [PortId; 19],
+}
+
+impl Default for VerilatedPie {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl VerilatedPie {
+    pub fn new() -> VerilatedPie {
+        let m = Model::new(&PIE_CORE);
+        let inputs = ids(
+            &m,
+            [
+                "rst", "now", "in_valid", "in_len", "in_ecn", "in_tag", "out_ready", "reg_addr",
+                "reg_wdata", "reg_we", "reg_re",
+            ],
+        );
+        let outputs = ids(
+            &m,
+            [
+                "in_ready",
+                "verdict_valid",
+                "verdict_tag",
+                "verdict_code",
+                "verdict_queue",
+                "out_valid",
+                "out_len",
+                "out_ecn",
+                "out_tag",
+                "out_sojourn",
+                "out_queue",
+                "out_drop",
+                "reg_rdata",
+                "reg_rvalid",
+                "reg_err",
+                "idle",
+                "next_update",
+                "link_free",
+                "link_busy",
+            ],
+        );
+        VerilatedPie { m, inputs, outputs }
+    }
+
+    /// The underlying model (to trace it, for instance).
+    pub fn model(&mut self) -> &mut Model {
+        &mut self.m
+    }
+
+    /// One clock cycle: apply the inputs, read the outputs, rising edge.
+    pub fn step(&mut self, i: &PieCoreInputs) -> PieCoreOutputs {
+        let v = [
+            i.rst as u64,
+            i.now,
+            i.in_valid as u64,
+            i.in_len as u64,
+            i.in_ecn as u64 & 3,
+            i.in_tag as u64,
+            i.out_ready as u64,
+            i.reg_addr as u64,
+            i.reg_wdata as u64,
+            i.reg_we as u64,
+            i.reg_re as u64,
+        ];
+        for (p, v) in self.inputs.iter().zip(v) {
+            self.m.set(*p, v);
+        }
+        self.m.settle();
+        let g = |k: usize| self.m.get(self.outputs[k]);
+        let o = PieCoreOutputs {
+            in_ready: g(0) != 0,
+            verdict_valid: g(1) != 0,
+            verdict_tag: g(2) as u16,
+            verdict_code: g(3) as u8,
+            verdict_queue: g(4) != 0,
+            out_valid: g(5) != 0,
+            out_len: g(6) as u16,
+            out_ecn: g(7) as u8,
+            out_tag: g(8) as u16,
+            out_sojourn: g(9),
+            out_queue: g(10) != 0,
+            out_drop: g(11) != 0,
+            reg_rdata: g(12) as u32,
+            reg_rvalid: g(13) != 0,
+            reg_err: g(14) != 0,
+            idle: g(15) != 0,
+            next_update: g(16),
+            link_free: g(17),
+            link_busy: g(18) != 0,
+        };
+        self.m.rising_edge();
+        o
+    }
+}
