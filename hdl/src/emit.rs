@@ -92,7 +92,15 @@ mod tests {
         let e = pie_core();
         let names: Vec<&str> = e.ports.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names[0], "clock");
-        for p in ["now", "in_valid", "in_ready", "verdict_code", "out_sojourn", "reg_err", "idle"] {
+        for p in [
+            "now",
+            "in_valid",
+            "in_ready",
+            "verdict_code",
+            "out_sojourn",
+            "reg_err",
+            "idle",
+        ] {
             assert!(names.contains(&p), "{p} missing from {names:?}");
         }
         let now = e.ports.iter().find(|p| p.name == "now").unwrap();

@@ -9,7 +9,10 @@ fn main() -> ExitCode {
     let dir = PathBuf::from(args.next().unwrap_or_else(|| "build/verilog".into()));
     let mut names: Vec<String> = args.collect();
     if names.is_empty() {
-        names = aqm_hdl::emit::DESIGNS.iter().map(|s| s.to_string()).collect();
+        names = aqm_hdl::emit::DESIGNS
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
     }
     if let Err(e) = std::fs::create_dir_all(&dir) {
         eprintln!("aqm-emit: cannot create {}: {e}", dir.display());

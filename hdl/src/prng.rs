@@ -1,7 +1,7 @@
 //! The random generator: xorshift64 (13, 7, 17), one step per consumed word (see `aqm_golden::prng`).
 
-use aqm_golden::prng::DEFAULT_SEED;
 use crate::konst::K;
+use aqm_golden::prng::DEFAULT_SEED;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -67,7 +67,11 @@ mod tests {
             p.seed.next = (0x1234_5678_9abc_def0u64 ^ i).to_bits();
             settle(&mut p);
             assert_eq!(p.state.val().to_u64(), g.state(), "cycle {i}");
-            assert_eq!(p.word.val().to_u64(), XorShift64::step(g.state()), "cycle {i}");
+            assert_eq!(
+                p.word.val().to_u64(),
+                XorShift64::step(g.state()),
+                "cycle {i}"
+            );
             if seed {
                 g = XorShift64::new(0x1234_5678_9abc_def0u64 ^ i).unwrap();
             } else if take {

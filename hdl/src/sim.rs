@@ -6,7 +6,10 @@ use rust_hdl::prelude::*;
 /// Propagate the inputs through the combinational logic. Panics on a logic loop that does not converge,
 /// which is a design error, not an input error.
 pub fn settle<B: Block>(uut: &mut B) {
-    assert!(simulate(uut, 200), "the circuit did not settle: combinational loop");
+    assert!(
+        simulate(uut, 200),
+        "the circuit did not settle: combinational loop"
+    );
 }
 
 /// One rising clock edge: registers take their `d` values, then the logic settles again. Inputs must have

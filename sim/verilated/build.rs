@@ -28,7 +28,10 @@ fn verilator_root() -> PathBuf {
         .unwrap_or_else(|e| {
             panic!("cannot run verilator ({e}): install it with scripts/setup (Debian package verilator)")
         });
-    assert!(out.status.success(), "verilator --getenv VERILATOR_ROOT failed");
+    assert!(
+        out.status.success(),
+        "verilator --getenv VERILATOR_ROOT failed"
+    );
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
 }
 
@@ -43,7 +46,10 @@ fn ctype(width: usize) -> &'static str {
 
 fn verilate(name: &str, out: &Path, root: &Path, bindings: &mut String) {
     let design = aqm_hdl::emit::by_name(name).expect("known design");
-    assert!(design.ports.iter().all(|p| p.width <= 64), "{name}: ports wider than 64 bits");
+    assert!(
+        design.ports.iter().all(|p| p.width <= 64),
+        "{name}: ports wider than 64 bits"
+    );
     let dir = out.join(name);
     let obj = dir.join("obj");
     let _ = std::fs::remove_dir_all(&obj);
@@ -52,7 +58,16 @@ fn verilate(name: &str, out: &Path, root: &Path, bindings: &mut String) {
     std::fs::write(&vfile, &design.verilog).expect("write verilog");
     let prefix = format!("V{name}");
     let status = Command::new("verilator")
-        .args(["--cc", "--trace", "--no-timing", "-O3", "--x-assign", "0", "--x-initial", "0"])
+        .args([
+            "--cc",
+            "--trace",
+            "--no-timing",
+            "-O3",
+            "--x-assign",
+            "0",
+            "--x-initial",
+            "0",
+        ])
         .args(["-Wno-WIDTH", "-Wno-UNOPTFLAT", "-Wno-fatal"])
         .args(["--top-module", "top", "--prefix", &prefix])
         .arg("-Mdir")
@@ -80,7 +95,12 @@ fn verilate(name: &str, out: &Path, root: &Path, bindings: &mut String) {
     );
     let _ = writeln!(shim, "void {name}_set(void* p, uint32_t port, uint64_t v) {{\n  {prefix}* t = ((S_{name}*)p)->top;\n  switch (port) {{");
     for (k, p) in design.ports.iter().enumerate().filter(|(_, p)| !p.output) {
-        let _ = writeln!(shim, "    case {k}: t->{} = ({})v; break;", p.name, ctype(p.width));
+        let _ = writeln!(
+            shim,
+            "    case {k}: t->{} = ({})v; break;",
+            p.name,
+            ctype(p.width)
+        );
     }
     let _ = writeln!(shim, "    default: break;\n  }}\n}}");
     let _ = writeln!(shim, "uint64_t {name}_get(void* p, uint32_t port) {{\n  {prefix}* t = ((S_{name}*)p)->top;\n  switch (port) {{");
@@ -117,10 +137,17 @@ fn verilate(name: &str, out: &Path, root: &Path, bindings: &mut String) {
     }
     build.compile(&format!("aqm_verilated_{name}"));
 
-    let _ = writeln!(bindings, "/// Ports of `{name}`: (name, width, output).\npub mod {name} {{");
+    let _ = writeln!(
+        bindings,
+        "/// Ports of `{name}`: (name, width, output).\npub mod {name} {{"
+    );
     let _ = writeln!(bindings, "    pub const PORTS: &[(&str, u32, bool)] = &[");
     for p in &design.ports {
-        let _ = writeln!(bindings, "        ({:?}, {}, {}),", p.name, p.width, p.output);
+        let _ = writeln!(
+            bindings,
+            "        ({:?}, {}, {}),",
+            p.name, p.width, p.output
+        );
     }
     let _ = writeln!(bindings, "    ];");
     let _ = writeln!(

@@ -51,7 +51,8 @@ pub fn update(vars: &mut PieVars, params: &PieParams, backlog_bytes: u64) -> Upd
     // 4. Linux's arithmetic: u64 products of tick differences, wrapping, read as s64.
     let mut delta = alpha_i
         .wrapping_mul(qdelay.wrapping_sub(target))
-        .wrapping_add(beta_i.wrapping_mul(qdelay.wrapping_sub(qdelay_old))) as i64;
+        .wrapping_add(beta_i.wrapping_mul(qdelay.wrapping_sub(qdelay_old)))
+        as i64;
     // 5. Upward steps are capped at 2 % once prob is at 10 % or more.
     if delta > PROB_2PCT as i64 && vars.prob >= PROB_10PCT {
         delta = PROB_2PCT as i64;
@@ -115,8 +116,14 @@ mod tests {
         assert_eq!(scaled_gains(&p, PROB_10PCT), (a, b));
         assert_eq!(scaled_gains(&p, PROB_10PCT - 1), (a >> 1, b >> 1));
         assert_eq!(scaled_gains(&p, MAX_PROB / 100), (a >> 1, b >> 1));
-        assert_eq!(scaled_gains(&p, MAX_PROB / 100 - 1), ((a >> 1) >> 2, (b >> 1) >> 2));
-        assert_eq!(scaled_gains(&p, MAX_PROB / 1_000_000), ((a >> 1) >> 8, (b >> 1) >> 8));
+        assert_eq!(
+            scaled_gains(&p, MAX_PROB / 100 - 1),
+            ((a >> 1) >> 2, (b >> 1) >> 2)
+        );
+        assert_eq!(
+            scaled_gains(&p, MAX_PROB / 1_000_000),
+            ((a >> 1) >> 8, (b >> 1) >> 8)
+        );
         assert_eq!(scaled_gains(&p, 0), ((a >> 1) >> 10, (b >> 1) >> 10));
     }
 
@@ -124,7 +131,11 @@ mod tests {
     fn gain_shifts_truncate_step_by_step() {
         // alpha = 3: ((3K >> 4) >> 1 >> 2 ...) differs from 3K >> 15 in the last bit for some inputs; the
         // model must apply the shifts in turn.
-        let p = PieParams { alpha: 3, beta: 7, ..PieParams::default() };
+        let p = PieParams {
+            alpha: 3,
+            beta: 7,
+            ..PieParams::default()
+        };
         let (a, b) = scaled_gains(&p, 0);
         let mut ea = (3 * GAIN_K) >> 4;
         let mut eb = (7 * GAIN_K) >> 4;
@@ -206,7 +217,11 @@ mod tests {
     #[test]
     fn decay_after_two_empty_updates_with_empty_queue() {
         let mut v = vars();
-        let p = PieParams { alpha: 0, beta: 0, ..PieParams::default() };
+        let p = PieParams {
+            alpha: 0,
+            beta: 0,
+            ..PieParams::default()
+        };
         v.prob = 64_000;
         let r = update(&mut v, &p, 0);
         assert!(r.decayed);
@@ -216,7 +231,11 @@ mod tests {
     #[test]
     fn no_decay_while_backlog_is_not_zero() {
         let mut v = vars();
-        let p = PieParams { alpha: 0, beta: 0, ..PieParams::default() };
+        let p = PieParams {
+            alpha: 0,
+            beta: 0,
+            ..PieParams::default()
+        };
         v.prob = 64_000;
         let r = update(&mut v, &p, 1500);
         assert!(!r.decayed);
@@ -226,7 +245,11 @@ mod tests {
     #[test]
     fn no_decay_unless_previous_qdelay_was_zero_too() {
         let mut v = vars();
-        let p = PieParams { alpha: 0, beta: 0, ..PieParams::default() };
+        let p = PieParams {
+            alpha: 0,
+            beta: 0,
+            ..PieParams::default()
+        };
         v.prob = 64_000;
         v.qdelay_old = 1;
         let r = update(&mut v, &p, 0);
@@ -253,7 +276,11 @@ mod tests {
         v.burst_time = 0;
         v.qdelay = 117_187; // exactly target/2 is not below it
         v.qdelay_old = 0;
-        let p = PieParams { alpha: 0, beta: 0, ..PieParams::default() };
+        let p = PieParams {
+            alpha: 0,
+            beta: 0,
+            ..PieParams::default()
+        };
         let r = update(&mut v, &p, 0);
         assert!(!r.burst_reset);
         assert_eq!(v.burst_time, 0);
@@ -265,13 +292,21 @@ mod tests {
         let mut v = vars();
         v.prob = PROB_10PCT;
         v.qdelay = 1 << 40;
-        let p = PieParams { alpha: 32, beta: 32, ..PieParams::default() };
+        let p = PieParams {
+            alpha: 32,
+            beta: 32,
+            ..PieParams::default()
+        };
         let (a, b) = scaled_gains(&p, v.prob);
         let expect = a
             .wrapping_mul((1u64 << 40).wrapping_sub(p.target_ticks()))
             .wrapping_add(b.wrapping_mul(1 << 40)) as i64;
         let r = update(&mut v, &p, 1);
-        let capped = if expect > PROB_2PCT as i64 { PROB_2PCT as i64 } else { expect };
+        let capped = if expect > PROB_2PCT as i64 {
+            PROB_2PCT as i64
+        } else {
+            expect
+        };
         assert_eq!(r.delta, capped.wrapping_add(PROB_2PCT as i64));
     }
 }

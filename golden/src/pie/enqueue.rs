@@ -94,7 +94,14 @@ pub fn prepare(vars: &PieVars, params: &PieParams, len: u32, ecn: Ecn) -> Prepar
 }
 
 /// The rest of the decision, against the live queue and accumulator: steps 0, 3, 5, 6, 7 and 8.
-pub fn finish(p: Prepared, accu_prob: u64, queue: QueueView, limit: u32, mtu: u32, rnd: u64) -> Decision {
+pub fn finish(
+    p: Prepared,
+    accu_prob: u64,
+    queue: QueueView,
+    limit: u32,
+    mtu: u32,
+    rnd: u64,
+) -> Decision {
     let verdict = |v: Verdict, accu: u64, lp: u64| Decision {
         verdict: v,
         accu_prob: accu,
@@ -110,7 +117,11 @@ pub fn finish(p: Prepared, accu_prob: u64, queue: QueueView, limit: u32, mtu: u3
     }
     let lp = p.local_prob;
     // 5.
-    let mut accu = if lp == 0 { 0 } else { (accu_prob + lp).min(ACCU_MAX) };
+    let mut accu = if lp == 0 {
+        0
+    } else {
+        (accu_prob + lp).min(ACCU_MAX)
+    };
     // 6.
     let early = if accu < ACCU_LOW {
         false
@@ -172,11 +183,23 @@ mod tests {
     fn tail_drop_at_limit_comes_first_and_clears_accumulator() {
         let mut v = PieVars::new(1000); // burst allowance would otherwise let it in
         v.accu_prob = 99;
-        let p = PieParams { limit: 10, ..PieParams::default() };
+        let p = PieParams {
+            limit: 10,
+            ..PieParams::default()
+        };
         let d = run(&v, &p, BIG_QUEUE, Ecn::Ect0, 0);
         assert_eq!(d.verdict, Verdict::TailDrop);
         assert_eq!(d.accu_prob, 0);
-        let d = run(&v, &p, QueueView { packets: 9, ..BIG_QUEUE }, Ecn::Ect0, 0);
+        let d = run(
+            &v,
+            &p,
+            QueueView {
+                packets: 9,
+                ..BIG_QUEUE
+            },
+            Ecn::Ect0,
+            0,
+        );
         assert_eq!(d.verdict, Verdict::Enqueue);
     }
 
@@ -196,13 +219,22 @@ mod tests {
         let mut v = busy(PROB_20PCT - 1);
         v.accu_prob = ACCU_HIGH;
         v.qdelay = p.target_ticks() / 2 - 1;
-        assert_eq!(run(&v, &p, BIG_QUEUE, Ecn::NotEct, 0).verdict, Verdict::Enqueue);
+        assert_eq!(
+            run(&v, &p, BIG_QUEUE, Ecn::NotEct, 0).verdict,
+            Verdict::Enqueue
+        );
         // Either condition failing disables the bypass.
         v.qdelay = p.target_ticks() / 2;
-        assert_eq!(run(&v, &p, BIG_QUEUE, Ecn::NotEct, 0).verdict, Verdict::EarlyDrop);
+        assert_eq!(
+            run(&v, &p, BIG_QUEUE, Ecn::NotEct, 0).verdict,
+            Verdict::EarlyDrop
+        );
         v.qdelay = 0;
         v.prob = PROB_20PCT;
-        assert_eq!(run(&v, &p, BIG_QUEUE, Ecn::NotEct, 0).verdict, Verdict::EarlyDrop);
+        assert_eq!(
+            run(&v, &p, BIG_QUEUE, Ecn::NotEct, 0).verdict,
+            Verdict::EarlyDrop
+        );
     }
 
     #[test]
@@ -210,15 +242,24 @@ mod tests {
         let p = PieParams::default();
         let mut v = busy(MAX_PROB);
         v.accu_prob = ACCU_HIGH;
-        let q = QueueView { packets: 2, bytes: 2 * 1514 - 1 };
+        let q = QueueView {
+            packets: 2,
+            bytes: 2 * 1514 - 1,
+        };
         assert_eq!(run(&v, &p, q, Ecn::NotEct, 0).verdict, Verdict::Enqueue);
-        let q = QueueView { packets: 2, bytes: 2 * 1514 };
+        let q = QueueView {
+            packets: 2,
+            bytes: 2 * 1514,
+        };
         assert_eq!(run(&v, &p, q, Ecn::NotEct, 0).verdict, Verdict::EarlyDrop);
     }
 
     #[test]
     fn bytemode_scales_probability_by_length_up_to_one_mtu() {
-        let p = PieParams { bytemode: true, ..PieParams::default() };
+        let p = PieParams {
+            bytemode: true,
+            ..PieParams::default()
+        };
         let v = busy(MAX_PROB / 2);
         assert_eq!(local_prob(&v, &p, 100), 100 * ((MAX_PROB / 2) / 1514));
         assert_eq!(local_prob(&v, &p, 1514), 1514 * ((MAX_PROB / 2) / 1514));
@@ -273,7 +314,10 @@ mod tests {
     fn accumulator_saturates_at_sixty_bits() {
         let mut v = busy(MAX_PROB / 20);
         v.accu_prob = ACCU_MAX - 3;
-        let p = PieParams { ecn: true, ..PieParams::default() };
+        let p = PieParams {
+            ecn: true,
+            ..PieParams::default()
+        };
         let d = run(&v, &p, BIG_QUEUE, Ecn::Ect0, u64::MAX);
         assert_eq!(d.verdict, Verdict::Mark);
         assert_eq!(d.accu_prob, ACCU_MAX);
@@ -281,7 +325,10 @@ mod tests {
 
     #[test]
     fn ecn_marks_instead_of_dropping_up_to_ten_percent_inclusive() {
-        let p = PieParams { ecn: true, ..PieParams::default() };
+        let p = PieParams {
+            ecn: true,
+            ..PieParams::default()
+        };
         let mut v = busy(PROB_10PCT);
         v.accu_prob = ACCU_HIGH;
         for ecn in [Ecn::Ect0, Ecn::Ect1, Ecn::Ce] {
@@ -290,17 +337,29 @@ mod tests {
             // A mark from the >= 8.5 rule keeps the accumulator.
             assert!(d.accu_prob >= ACCU_HIGH);
         }
-        assert_eq!(run(&v, &p, BIG_QUEUE, Ecn::NotEct, u64::MAX).verdict, Verdict::EarlyDrop);
+        assert_eq!(
+            run(&v, &p, BIG_QUEUE, Ecn::NotEct, u64::MAX).verdict,
+            Verdict::EarlyDrop
+        );
         v.prob = PROB_10PCT + 1;
-        assert_eq!(run(&v, &p, BIG_QUEUE, Ecn::Ect0, u64::MAX).verdict, Verdict::EarlyDrop);
+        assert_eq!(
+            run(&v, &p, BIG_QUEUE, Ecn::Ect0, u64::MAX).verdict,
+            Verdict::EarlyDrop
+        );
         let off = PieParams::default();
         v.prob = PROB_10PCT;
-        assert_eq!(run(&v, &off, BIG_QUEUE, Ecn::Ect0, u64::MAX).verdict, Verdict::EarlyDrop);
+        assert_eq!(
+            run(&v, &off, BIG_QUEUE, Ecn::Ect0, u64::MAX).verdict,
+            Verdict::EarlyDrop
+        );
     }
 
     #[test]
     fn random_mark_clears_accumulator() {
-        let p = PieParams { ecn: true, ..PieParams::default() };
+        let p = PieParams {
+            ecn: true,
+            ..PieParams::default()
+        };
         let mut v = busy(PROB_10PCT);
         v.accu_prob = ACCU_LOW;
         let d = run(&v, &p, BIG_QUEUE, Ecn::Ect1, 0);

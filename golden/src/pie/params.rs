@@ -66,7 +66,11 @@ pub struct ParamError {
 
 impl fmt::Display for ParamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} = {} is out of range: expected {}", self.name, self.value, self.expected)
+        write!(
+            f,
+            "{} = {} is out of range: expected {}",
+            self.name, self.value, self.expected
+        )
     }
 }
 

@@ -119,7 +119,13 @@ const fn rw(
     }
 }
 
-const fn ro(addr: u8, name: &'static str, width: u32, unit: &'static str, doc: &'static str) -> RegDef {
+const fn ro(
+    addr: u8,
+    name: &'static str,
+    width: u32,
+    unit: &'static str,
+    doc: &'static str,
+) -> RegDef {
     RegDef {
         addr,
         name,

@@ -58,14 +58,14 @@ pub struct PieController {
     pub rst: Signal<In, Bit>,
     pub now: Signal<In, Bits<64>>, // ns
     // Inputs sampled when an update fires.
-    pub qdelay: Signal<In, Bits<34>>,   // ticks, the latest dequeue sample
-    pub backlog: Signal<In, Bits<32>>,  // bytes
-    pub target: Signal<In, Bits<24>>,   // ticks
+    pub qdelay: Signal<In, Bits<34>>, // ticks, the latest dequeue sample
+    pub backlog: Signal<In, Bits<32>>, // bytes
+    pub target: Signal<In, Bits<24>>, // ticks
     pub target_half: Signal<In, Bits<24>>, // ticks
-    pub alpha: Signal<In, Bits<6>>,     // 1/16 Hz
-    pub beta: Signal<In, Bits<6>>,      // 1/16 Hz
-    pub tupdate: Signal<In, Bits<32>>,  // ns
-    pub mtu: Signal<In, Bits<16>>,      // bytes
+    pub alpha: Signal<In, Bits<6>>,   // 1/16 Hz
+    pub beta: Signal<In, Bits<6>>,    // 1/16 Hz
+    pub tupdate: Signal<In, Bits<32>>, // ns
+    pub mtu: Signal<In, Bits<16>>,    // bytes
     // Register writes.
     pub prob_we: Signal<In, Bit>,
     pub prob_wdata: Signal<In, Bits<56>>,
@@ -75,7 +75,7 @@ pub struct PieController {
     pub ppb: Signal<Out, Bits<56>>,  // prob / mtu
     pub prob_lt20: Signal<Out, Bit>,
     pub prob_le10: Signal<Out, Bit>,
-    pub qdelay_old: Signal<Out, Bits<34>>, // ticks
+    pub qdelay_old: Signal<Out, Bits<34>>,  // ticks
     pub next_update: Signal<Out, Bits<40>>, // ns, low 40 bits
     /// An update or a recomputation is running.
     pub busy: Signal<Out, Bit>,
@@ -204,9 +204,9 @@ impl Logic for PieController {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, bi, pass, prob_r, ppb_r, lt20_r, le10_r, qold_r, next_r, dirty, upd,
-            decay_en, qd, bnz, tgt, al, be, mtu_l, qlt, qolt, boost, qz, qoz, b0, b1, b2, b3, b4, b5,
-            r1, r2, a, b, ga, gb, gca, gcb, c1, c2, pd1, pd2, bc, dsign, c64, anyhi, b20,
+            self, clock, state, bi, pass, prob_r, ppb_r, lt20_r, le10_r, qold_r, next_r, dirty,
+            upd, decay_en, qd, bnz, tgt, al, be, mtu_l, qlt, qolt, boost, qz, qoz, b0, b1, b2, b3,
+            b4, b5, r1, r2, a, b, ga, gb, gca, gcb, c1, c2, pd1, pd2, bc, dsign, c64, anyhi, b20,
             b10, nz, rem, quo
         );
         self.burst_reset.next = false;
@@ -221,17 +221,23 @@ impl Logic for PieController {
         self.p_i.next = self.prob64.val().get_bit(self.i6.val().index());
         self.c2_i.next = self.prob_2pct.val().get_bit(self.i6.val().index());
         self.lt_step0.next = (!self.p_i.val() & self.lvl0.val().get_bit(self.i6.val().index()))
-            | (!(self.p_i.val() ^ self.lvl0.val().get_bit(self.i6.val().index())) & self.b0.q.val());
+            | (!(self.p_i.val() ^ self.lvl0.val().get_bit(self.i6.val().index()))
+                & self.b0.q.val());
         self.lt_step1.next = (!self.p_i.val() & self.lvl1.val().get_bit(self.i6.val().index()))
-            | (!(self.p_i.val() ^ self.lvl1.val().get_bit(self.i6.val().index())) & self.b1.q.val());
+            | (!(self.p_i.val() ^ self.lvl1.val().get_bit(self.i6.val().index()))
+                & self.b1.q.val());
         self.lt_step2.next = (!self.p_i.val() & self.lvl2.val().get_bit(self.i6.val().index()))
-            | (!(self.p_i.val() ^ self.lvl2.val().get_bit(self.i6.val().index())) & self.b2.q.val());
+            | (!(self.p_i.val() ^ self.lvl2.val().get_bit(self.i6.val().index()))
+                & self.b2.q.val());
         self.lt_step3.next = (!self.p_i.val() & self.lvl3.val().get_bit(self.i6.val().index()))
-            | (!(self.p_i.val() ^ self.lvl3.val().get_bit(self.i6.val().index())) & self.b3.q.val());
+            | (!(self.p_i.val() ^ self.lvl3.val().get_bit(self.i6.val().index()))
+                & self.b3.q.val());
         self.lt_step4.next = (!self.p_i.val() & self.lvl4.val().get_bit(self.i6.val().index()))
-            | (!(self.p_i.val() ^ self.lvl4.val().get_bit(self.i6.val().index())) & self.b4.q.val());
+            | (!(self.p_i.val() ^ self.lvl4.val().get_bit(self.i6.val().index()))
+                & self.b4.q.val());
         self.lt_step5.next = (!self.p_i.val() & self.lvl5.val().get_bit(self.i6.val().index()))
-            | (!(self.p_i.val() ^ self.lvl5.val().get_bit(self.i6.val().index())) & self.b5.q.val());
+            | (!(self.p_i.val() ^ self.lvl5.val().get_bit(self.i6.val().index()))
+                & self.b5.q.val());
         self.x.next = false;
         self.y.next = false;
         self.x2.next = false;
@@ -354,7 +360,8 @@ impl Logic for PieController {
                     self.al.d.next = self.alpha.val();
                     self.be.d.next = self.beta.val();
                     self.mtu_l.d.next = self.mtu.val();
-                    self.qlt.d.next = self.qdelay.val() < bit_cast::<34, 24>(self.target_half.val());
+                    self.qlt.d.next =
+                        self.qdelay.val() < bit_cast::<34, 24>(self.target_half.val());
                     self.qolt.d.next =
                         self.qold_r.q.val() < bit_cast::<34, 24>(self.target_half.val());
                     self.boost.d.next = self.qdelay.val() > self.boost_ticks.val();

@@ -57,21 +57,21 @@ pub struct PieEgress {
     // Egress stream.
     pub out_valid: Signal<Out, Bit>,
     pub out_ready: Signal<In, Bit>,
-    pub out_len: Signal<Out, Bits<16>>,     // bytes
-    pub out_ecn: Signal<Out, Bits<2>>,      // CE if marked
+    pub out_len: Signal<Out, Bits<16>>, // bytes
+    pub out_ecn: Signal<Out, Bits<2>>,  // CE if marked
     pub out_tag: Signal<Out, Bits<16>>,
     pub out_sojourn: Signal<Out, Bits<40>>, // ns
     // Parameters.
-    pub link_bt: Signal<In, Bits<24>>,   // ns per byte, Q16.8; 0 = no link model
+    pub link_bt: Signal<In, Bits<24>>, // ns per byte, Q16.8; 0 = no link model
     pub max_burst: Signal<In, Bits<32>>, // ticks
     // Controller commit of a new measurement cycle: refill the burst allowance.
     pub burst_reset: Signal<In, Bit>,
     pub clear_counters: Signal<In, Bit>,
     // State and counters.
-    pub deq_valid: Signal<Out, Bit>,   // a packet departed last cycle (D1) ...
+    pub deq_valid: Signal<Out, Bit>, // a packet departed last cycle (D1) ...
     pub deq_len: Signal<Out, Bits<16>>, // ... with this length
     pub qdelay: Signal<Out, Bits<34>>, // ticks
-    pub burst: Signal<Out, Bits<32>>,  // ticks
+    pub burst: Signal<Out, Bits<32>>, // ticks
     pub sent_pkts: Signal<Out, Bits<32>>,
     pub sent_bytes: Signal<Out, Bits<40>>,
     /// The end of the current transmission (ns, low 40 bits), meaningful while `link_busy`.
@@ -121,9 +121,33 @@ impl Logic for PieEgress {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, exact, link_free_r, link_frac, tx_cnt, tx_len, tx_bt, tx_acc, tx_dep,
-            tx_frac, tx_lo, d1_valid, d1_dep, d1_ts, d1_len, d1_empty, dq_first, dq_stale, dq_ns,
-            d2_valid, d2_dtime, qdelay_r, burst_r, sent_pkts_r, sent_bytes_r
+            self,
+            clock,
+            state,
+            exact,
+            link_free_r,
+            link_frac,
+            tx_cnt,
+            tx_len,
+            tx_bt,
+            tx_acc,
+            tx_dep,
+            tx_frac,
+            tx_lo,
+            d1_valid,
+            d1_dep,
+            d1_ts,
+            d1_len,
+            d1_empty,
+            dq_first,
+            dq_stale,
+            dq_ns,
+            d2_valid,
+            d2_dtime,
+            qdelay_r,
+            burst_r,
+            sent_pkts_r,
+            sent_bytes_r
         );
         self.now40.next = self.now.val().get_bits::<40>(0);
         // The departure time: exactly link_free right after a Wait, else now.
@@ -178,10 +202,10 @@ impl Logic for PieEgress {
                     self.tx_len.d.next = self.tx_len.q.val() >> 1;
                 }
                 if self.tx_cnt.q.val() == 16 {
-                    self.tx_lo.d.next = ((bit_cast::<25, 16>(self.tx_dep.q.val().get_bits::<16>(0))
-                        << 8)
-                        | bit_cast::<25, 8>(self.tx_frac.q.val()))
-                        + bit_cast::<25, 24>(self.tx_acc.q.val().get_bits::<24>(0));
+                    self.tx_lo.d.next =
+                        ((bit_cast::<25, 16>(self.tx_dep.q.val().get_bits::<16>(0)) << 8)
+                            | bit_cast::<25, 8>(self.tx_frac.q.val()))
+                            + bit_cast::<25, 24>(self.tx_acc.q.val().get_bits::<24>(0));
                 }
                 if self.tx_cnt.q.val() == 17 {
                     // The high half of tx plus the low half's carry (tx_bt is free by now).
@@ -192,7 +216,8 @@ impl Logic for PieEgress {
                 }
                 if self.tx_cnt.q.val() == 18 {
                     self.link_free_r.d.next = (bit_cast::<40, 24>(
-                        self.tx_dep.q.val().get_bits::<24>(16) + self.tx_bt.q.val().get_bits::<24>(0),
+                        self.tx_dep.q.val().get_bits::<24>(16)
+                            + self.tx_bt.q.val().get_bits::<24>(0),
                     ) << 16)
                         | bit_cast::<40, 16>(self.tx_lo.q.val().get_bits::<16>(8));
                     self.link_frac.d.next = self.tx_lo.q.val().get_bits::<8>(0);
@@ -269,9 +294,8 @@ impl Logic for PieEgress {
         self.sent_bytes.next = self.sent_bytes_r.q.val();
         self.link_free.next = self.link_free_r.q.val();
         self.link_busy.next = self.state.q.val() != LinkState::Idle;
-        self.busy.next = (self.state.q.val() == LinkState::Tx)
-            | self.d1_valid.q.val()
-            | self.d2_valid.q.val();
+        self.busy.next =
+            (self.state.q.val() == LinkState::Tx) | self.d1_valid.q.val() | self.d2_valid.q.val();
 
         if self.clear_counters.val() {
             self.sent_pkts_r.d.next = 0.into();

@@ -40,21 +40,21 @@ pub struct PieIngress {
     pub in_ecn: Signal<In, Bits<2>>,  // 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE
     pub in_tag: Signal<In, Bits<16>>, // opaque
     // State owned elsewhere, sampled on acceptance.
-    pub prob: Signal<In, Bits<56>>, // 2^56 - 1 = 100 %
-    pub prob_lt20: Signal<In, Bit>, // prob < 20 %
-    pub prob_le10: Signal<In, Bit>, // prob <= 10 %
-    pub ppb: Signal<In, Bits<56>>,  // prob / mtu
-    pub burst: Signal<In, Bits<32>>, // ticks
+    pub prob: Signal<In, Bits<56>>,   // 2^56 - 1 = 100 %
+    pub prob_lt20: Signal<In, Bit>,   // prob < 20 %
+    pub prob_le10: Signal<In, Bit>,   // prob <= 10 %
+    pub ppb: Signal<In, Bits<56>>,    // prob / mtu
+    pub burst: Signal<In, Bits<32>>,  // ticks
     pub qdelay: Signal<In, Bits<34>>, // ticks
     // Parameters.
     pub target_half: Signal<In, Bits<24>>, // ticks
     pub ecn_en: Signal<In, Bit>,
     pub bytemode: Signal<In, Bit>,
-    pub mtu: Signal<In, Bits<16>>, // bytes
+    pub mtu: Signal<In, Bits<16>>,   // bytes
     pub limit: Signal<In, Bits<11>>, // packets
     // The queue.
-    pub count: Signal<In, Bits<11>>, // packets queued
-    pub deq_valid: Signal<In, Bit>,  // a packet departed last cycle ...
+    pub count: Signal<In, Bits<11>>,   // packets queued
+    pub deq_valid: Signal<In, Bit>,    // a packet departed last cycle ...
     pub deq_len: Signal<In, Bits<16>>, // ... with this length: taken off the byte backlog now
     pub push: Signal<Out, Bit>,
     pub push_data: Signal<Out, Bits<74>>, // {ts[40], tag[16], ecn[2], len[16]}
@@ -181,11 +181,65 @@ impl Logic for PieIngress {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, v0, len0, ecn0, tag0, pass0, ecnok0, bytes0, op0, mcnt, mlen, ms, mc, mlo,
-            v1, len1, ecn1, tag1, pass1, ecnok1, lp1, v2, len2, ecn2, tag2, pass2, ecnok2, lp2, lpz2,
-            lt_lo2, lt_hi2, eq_hi2, tl_lo2, th_lo2, v3, len3, ecn3, tag3, pass3, ecnok3, lp3,
-            lphi1_3, lpz3, hit3, tl3, tl_all3, th3, th_all3, vv, vtag, vcode, acc_r, backlog_r,
-            pkts_in_r, dropped_r, overlimit_r, marked_r, maxq_r
+            self,
+            clock,
+            v0,
+            len0,
+            ecn0,
+            tag0,
+            pass0,
+            ecnok0,
+            bytes0,
+            op0,
+            mcnt,
+            mlen,
+            ms,
+            mc,
+            mlo,
+            v1,
+            len1,
+            ecn1,
+            tag1,
+            pass1,
+            ecnok1,
+            lp1,
+            v2,
+            len2,
+            ecn2,
+            tag2,
+            pass2,
+            ecnok2,
+            lp2,
+            lpz2,
+            lt_lo2,
+            lt_hi2,
+            eq_hi2,
+            tl_lo2,
+            th_lo2,
+            v3,
+            len3,
+            ecn3,
+            tag3,
+            pass3,
+            ecnok3,
+            lp3,
+            lphi1_3,
+            lpz3,
+            hit3,
+            tl3,
+            tl_all3,
+            th3,
+            th_all3,
+            vv,
+            vtag,
+            vcode,
+            acc_r,
+            backlog_r,
+            pkts_in_r,
+            dropped_r,
+            overlimit_r,
+            marked_r,
+            maxq_r
         );
         // P0: a bytemode packet holds P0 until its product is ready (mcnt reaches 13).
         self.stall.next = self.v0.q.val() & self.bytes0.q.val() & (self.mcnt.q.val() != 13);
@@ -261,10 +315,8 @@ impl Logic for PieIngress {
         self.ecnok2.d.next = self.ecnok1.q.val();
         self.lp2.d.next = self.lp1.q.val();
         self.lpz2.d.next = !self.lp1.q.val().any();
-        self.lt_lo2.d.next =
-            self.rs.val().get_bits::<28>(0) < self.lp1.q.val().get_bits::<28>(0);
-        self.lt_hi2.d.next =
-            self.rs.val().get_bits::<28>(28) < self.lp1.q.val().get_bits::<28>(28);
+        self.lt_lo2.d.next = self.rs.val().get_bits::<28>(0) < self.lp1.q.val().get_bits::<28>(0);
+        self.lt_hi2.d.next = self.rs.val().get_bits::<28>(28) < self.lp1.q.val().get_bits::<28>(28);
         self.eq_hi2.d.next =
             self.rs.val().get_bits::<28>(28) == self.lp1.q.val().get_bits::<28>(28);
         self.tl_lo2.d.next = bit_cast::<31, 30>(self.accu_low.val().get_bits::<30>(0))
@@ -282,8 +334,10 @@ impl Logic for PieIngress {
         if self.th_lo2.q.val().get_bit(30) {
             self.th_base.next = self.accu_high_hi_m1.val();
         }
-        self.tl_hi.next = self.tl_base.val() - bit_cast::<31, 26>(self.lp2.q.val().get_bits::<26>(30));
-        self.th_hi.next = self.th_base.val() - bit_cast::<31, 26>(self.lp2.q.val().get_bits::<26>(30));
+        self.tl_hi.next =
+            self.tl_base.val() - bit_cast::<31, 26>(self.lp2.q.val().get_bits::<26>(30));
+        self.th_hi.next =
+            self.th_base.val() - bit_cast::<31, 26>(self.lp2.q.val().get_bits::<26>(30));
         self.v3.d.next = self.v2.q.val();
         self.len3.d.next = self.len2.q.val();
         self.ecn3.d.next = self.ecn2.q.val();

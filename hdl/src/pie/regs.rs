@@ -114,9 +114,33 @@ impl Logic for PieRegs {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, w_we, w_addr, w_data, w_part, target_us_r, target_ticks_r, tupdate_us_r, tupdate_ns_r, alpha_r, beta_r,
-            limit_r, ecn_r, bytemode_r, mtu_r, burst_us_r, burst_ticks_r, link_bt_r, seed_stage,
-            prob_stage, shadow, err_sticky, rdata, rvalid, err, soft_rst
+            self,
+            clock,
+            w_we,
+            w_addr,
+            w_data,
+            w_part,
+            target_us_r,
+            target_ticks_r,
+            tupdate_us_r,
+            tupdate_ns_r,
+            alpha_r,
+            beta_r,
+            limit_r,
+            ecn_r,
+            bytemode_r,
+            mtu_r,
+            burst_us_r,
+            burst_ticks_r,
+            link_bt_r,
+            seed_stage,
+            prob_stage,
+            shadow,
+            err_sticky,
+            rdata,
+            rvalid,
+            err,
+            soft_rst
         );
         // Take the write; us -> ns without a multiplier: x * 1000 = (x * 1024 - x * 16) - x * 8, the first
         // subtraction now and the second when the write is applied (x <= 10^6 fits in 32 bits).
@@ -246,7 +270,8 @@ impl Logic for PieRegs {
                 29 => {
                     // PROB_HI
                     // At most 100 % = 2^56 - 1: the top byte of the high half is zero.
-                    self.ok.next = !self.w_data.q.val().get_bits::<8>(24).any() & !self.ctrl_busy.val();
+                    self.ok.next =
+                        !self.w_data.q.val().get_bits::<8>(24).any() & !self.ctrl_busy.val();
                     self.prob_we.next = self.ok.val();
                 }
                 _ => {

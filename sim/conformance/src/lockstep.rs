@@ -141,8 +141,18 @@ impl Conservation {
         if o.verdict_valid {
             match self.awaiting_verdict.pop_front() {
                 Some(t) if t == o.verdict_tag => {}
-                Some(t) => return Err(format!("verdict for tag {} but tag {t} was next", o.verdict_tag)),
-                None => return Err(format!("verdict for tag {} that was never accepted", o.verdict_tag)),
+                Some(t) => {
+                    return Err(format!(
+                        "verdict for tag {} but tag {t} was next",
+                        o.verdict_tag
+                    ))
+                }
+                None => {
+                    return Err(format!(
+                        "verdict for tag {} that was never accepted",
+                        o.verdict_tag
+                    ))
+                }
             }
             if o.verdict_code <= 1 {
                 *self.queued.entry(o.verdict_tag).or_default() += 1;
@@ -151,7 +161,12 @@ impl Conservation {
         if o.out_valid && i.out_ready {
             match self.queued.get_mut(&o.out_tag) {
                 Some(n) if *n > 0 => *n -= 1,
-                _ => return Err(format!("departure of tag {} that was not queued", o.out_tag)),
+                _ => {
+                    return Err(format!(
+                        "departure of tag {} that was not queued",
+                        o.out_tag
+                    ))
+                }
             }
         }
         if i.in_valid && o.in_ready {
@@ -190,7 +205,7 @@ fn soft_update(soft: SoftReset, i: &PieCoreInputs, cycle: u64) -> SoftReset {
 
 /// Runs `models` in lockstep for `cycles` cycles of `stim` (the first model's `in_ready` feeds back into
 /// the stimulus), then drains: link model off, ingress off, `out_ready` high, time running, until every
-/// model is idle and every descriptor has left. Any output difference, a descriptor without exactly one verdict, or an
+/// descriptor has its verdict and every enqueued one has left. Any output difference, a descriptor without exactly one verdict, or an
 /// enqueued descriptor that does not leave exactly once fails the run; the waveform of the last
 /// [`HISTORY`] cycles then goes to `vcd_path`.
 pub fn run(
@@ -243,13 +258,22 @@ pub fn run(
                 }
                 let first = history.front().map_or(0, |h| h.0);
                 let samples: Vec<Vec<Vec<u64>>> = history.iter().map(|h| h.1.clone()).collect();
-                vcd::write(p, &scopes, first, &samples).ok().map(|_| p.to_path_buf())
+                vcd::write(p, &scopes, first, &samples)
+                    .ok()
+                    .map(|_| p.to_path_buf())
             });
             Failure { cycle, what, vcd }
         };
         // Every output of every model against the first.
         let reference = &history.back().expect("just pushed").1[1];
-        for (m, vals) in history.back().expect("just pushed").1.iter().enumerate().skip(2) {
+        for (m, vals) in history
+            .back()
+            .expect("just pushed")
+            .1
+            .iter()
+            .enumerate()
+            .skip(2)
+        {
             for (k, (&a, &b)) in reference.iter().zip(vals).enumerate() {
                 if a != b {
                     let what = format!(
@@ -291,12 +315,15 @@ pub fn run(
         }
         stats.reg_errors += o.reg_err as u64;
         stim.feedback(o);
-        if draining && o.idle && cons.outstanding() == 0 && !o.out_valid {
+        if draining && cons.outstanding() == 0 && !o.out_valid {
             break;
         }
         if drain_cycles > 200_000 {
             return Err(fail(
-                format!("did not drain: {} descriptors outstanding", cons.outstanding()),
+                format!(
+                    "did not drain: {} descriptors outstanding",
+                    cons.outstanding()
+                ),
                 &history,
             ));
         }

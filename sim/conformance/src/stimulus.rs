@@ -39,6 +39,9 @@ pub struct StimulusConfig {
     pub reg_pct: u32,
     /// Parameters written after each reset (register address, value).
     pub setup: Vec<(u8, u32)>,
+    /// One cycle in this many writes a random probability up to `force_prob_max` (0: never).
+    pub force_prob_every: u32,
+    pub force_prob_max: u64,
 }
 
 impl Default for StimulusConfig {
@@ -54,13 +57,21 @@ impl Default for StimulusConfig {
             reset_every: 200_000,
             reg_pct: 1,
             setup: vec![],
+            force_prob_every: 0,
+            force_prob_max: 0,
         }
     }
 }
 
 /// A parameter set that makes things happen in few cycles: a fast controller, a slow link, the given
 /// ECN and bytemode switches.
-pub fn busy_setup(tupdate_us: u32, link_bt: u32, ecn: bool, bytemode: bool, limit: u32) -> Vec<(u8, u32)> {
+pub fn busy_setup(
+    tupdate_us: u32,
+    link_bt: u32,
+    ecn: bool,
+    bytemode: bool,
+    limit: u32,
+) -> Vec<(u8, u32)> {
     vec![
         (addr::TUPDATE_US, tupdate_us),
         (addr::LINK_BYTE_TIME, link_bt),
@@ -70,20 +81,45 @@ pub fn busy_setup(tupdate_us: u32, link_bt: u32, ecn: bool, bytemode: bool, limi
     ]
 }
 
+/// `busy_setup` with a target (us) and the burst allowance of later measurement cycles (us).
+pub fn tuned_setup(base: Vec<(u8, u32)>, target_us: u32, max_burst_us: u32) -> Vec<(u8, u32)> {
+    let mut v = base;
+    v.push((addr::TARGET_US, target_us));
+    v.push((addr::MAX_BURST_US, max_burst_us));
+    v
+}
+
 /// Proptest strategy over stimulus settings, from idle links to overload.
 pub fn config_strategy() -> impl Strategy<Value = StimulusConfig> {
     (
         (1u32..60, 1u32..40, 0u32..40, 10u32..=100),
-        (prop_oneof![Just(10u64), 100u64..5_000, 5_000u64..50_000], 500u32..20_000),
-        (0u32..3, 100u32..3000, 0u32..=100u32, any::<bool>(), any::<bool>(), 2u32..=1024),
-        (prop_oneof![Just(0u32), 20_000u32..200_000], 0u32..3),
+        (
+            prop_oneof![Just(10u64), 100u64..5_000, 5_000u64..100_000],
+            500u32..20_000,
+        ),
+        (
+            0u32..3,
+            100u32..3000,
+            0u32..=100u32,
+            any::<bool>(),
+            any::<bool>(),
+            2u32..=1024,
+        ),
+        (
+            prop_oneof![Just(0u32), 20_000u32..200_000],
+            0u32..3,
+            200u32..30_000,
+            0u32..=150_000,
+        ),
+        (prop_oneof![Just(0u32), 500u32..5_000], 1u64..=30),
     )
         .prop_map(
             |(
                 (arrival_pct, max_burst, edge_len_pct, ready_pct),
                 (ns_per_cycle, jump_every),
                 (tu_sel, tupdate_ms10, bt_sel, ecn, bytemode, limit),
-                (reset_every, reg_pct),
+                (reset_every, reg_pct, target_us, max_burst_us),
+                (force_prob_every, force_pct),
             )| {
                 let tupdate_us = [100, 1_000, tupdate_ms10 * 10][tu_sel as usize];
                 // 0 = link model off; else 8 ns/byte (1 Gbit/s) up to 3200 ns/byte (2.5 Mbit/s), Q8.
@@ -98,7 +134,13 @@ pub fn config_strategy() -> impl Strategy<Value = StimulusConfig> {
                     max_jump_ns: 2_000_000_000,
                     reset_every,
                     reg_pct,
-                    setup: busy_setup(tupdate_us, link_bt, ecn, bytemode, limit),
+                    setup: tuned_setup(
+                        busy_setup(tupdate_us, link_bt, ecn, bytemode, limit),
+                        target_us,
+                        max_burst_us,
+                    ),
+                    force_prob_every,
+                    force_prob_max: aqm_golden::pie::consts::MAX_PROB / 100 * force_pct,
                 }
             },
         )
@@ -117,6 +159,8 @@ pub struct Stimulus {
     /// The descriptor offered last cycle, if the core did not take it: offered again, as valid/ready wants.
     held: Option<(u16, u8, u16)>,
     offered: Option<(u16, u8, u16)>,
+    /// The high half of a forced probability, written the cycle after its low half.
+    prob_hi: Option<u32>,
 }
 
 impl Stimulus {
@@ -131,6 +175,7 @@ impl Stimulus {
             since_reset: 0,
             held: None,
             offered: None,
+            prob_hi: None,
         }
     }
 
@@ -209,7 +254,8 @@ impl Iterator for Stimulus {
         let c = self.cycle;
         self.cycle += 1;
         // Reset for the first cycles, and now and then.
-        let reset = c < 2 || (self.cfg.reset_every > 0 && self.below(self.cfg.reset_every as u64) == 0);
+        let reset =
+            c < 2 || (self.cfg.reset_every > 0 && self.below(self.cfg.reset_every as u64) == 0);
         if reset {
             i.rst = true;
             self.since_reset = 0;
@@ -223,6 +269,17 @@ impl Iterator for Stimulus {
             i.reg_we = true;
             i.reg_addr = a;
             i.reg_wdata = v;
+        } else if let Some(hi) = self.prob_hi.take() {
+            i.reg_we = true;
+            i.reg_addr = addr::PROB_HI;
+            i.reg_wdata = hi;
+        } else if self.cfg.force_prob_every > 0 && self.below(self.cfg.force_prob_every as u64) == 0
+        {
+            let p = self.below(self.cfg.force_prob_max + 1);
+            i.reg_we = true;
+            i.reg_addr = addr::PROB_LO;
+            i.reg_wdata = p as u32;
+            self.prob_hi = Some((p >> 32) as u32);
         } else if self.pct(self.cfg.reg_pct) {
             self.register(&mut i);
         }

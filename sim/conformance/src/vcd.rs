@@ -12,7 +12,12 @@ pub struct Scope {
 
 /// Writes `samples[cycle][scope][signal]` as a VCD file, one time unit per clock cycle starting at
 /// `first_cycle`.
-pub fn write(path: &Path, scopes: &[Scope], first_cycle: u64, samples: &[Vec<Vec<u64>>]) -> io::Result<()> {
+pub fn write(
+    path: &Path,
+    scopes: &[Scope],
+    first_cycle: u64,
+    samples: &[Vec<Vec<u64>>],
+) -> io::Result<()> {
     let mut s = String::new();
     let _ = writeln!(s, "$timescale 1ns $end");
     let mut ids = vec![];
@@ -30,7 +35,10 @@ pub fn write(path: &Path, scopes: &[Scope], first_cycle: u64, samples: &[Vec<Vec
         ids.push(scope_ids);
     }
     let _ = writeln!(s, "$enddefinitions $end");
-    let mut last: Vec<Vec<Option<u64>>> = scopes.iter().map(|sc| vec![None; sc.signals.len()]).collect();
+    let mut last: Vec<Vec<Option<u64>>> = scopes
+        .iter()
+        .map(|sc| vec![None; sc.signals.len()])
+        .collect();
     for (k, sample) in samples.iter().enumerate() {
         let _ = writeln!(s, "#{}", (first_cycle + k as u64) * 10);
         for (si, scope_vals) in sample.iter().enumerate() {

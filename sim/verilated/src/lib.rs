@@ -61,7 +61,11 @@ impl Model {
     fn new(design: &'static Design) -> Model {
         // SAFETY: the constructor has no preconditions and returns an owned instance.
         let ptr = unsafe { (design.new)() };
-        assert!(!ptr.is_null(), "{}: Verilator model allocation failed", design.name);
+        assert!(
+            !ptr.is_null(),
+            "{}: Verilator model allocation failed",
+            design.name
+        );
         let mut m = Model {
             design,
             ptr,
@@ -128,7 +132,10 @@ impl Model {
         // SAFETY: ptr is live and c outlives the call.
         let ok = unsafe { (self.design.trace_open)(self.ptr, c.as_ptr()) };
         if ok == 0 {
-            return Err(std::io::Error::other(format!("cannot open {}", path.display())));
+            return Err(std::io::Error::other(format!(
+                "cannot open {}",
+                path.display()
+            )));
         }
         self.tracing = true;
         Ok(())
@@ -148,7 +155,10 @@ impl Drop for Model {
 }
 
 fn ids<const N: usize>(m: &Model, names: [&str; N]) -> [PortId; N] {
-    names.map(|n| m.port(n).unwrap_or_else(|| panic!("{}: no port {n}", m.design.name)))
+    names.map(|n| {
+        m.port(n)
+            .unwrap_or_else(|| panic!("{}: no port {n}", m.design.name))
+    })
 }
 
 /// The Verilated PIE core, one clock cycle per [`step`](VerilatedPie::step).
@@ -170,8 +180,17 @@ impl VerilatedPie {
         let inputs = ids(
             &m,
             [
-                "rst", "now", "in_valid", "in_len", "in_ecn", "in_tag", "out_ready", "reg_addr",
-                "reg_wdata", "reg_we", "reg_re",
+                "rst",
+                "now",
+                "in_valid",
+                "in_len",
+                "in_ecn",
+                "in_tag",
+                "out_ready",
+                "reg_addr",
+                "reg_wdata",
+                "reg_we",
+                "reg_re",
             ],
         );
         let outputs = ids(

@@ -36,6 +36,15 @@ pub struct Controller {
     dirty: bool,
 }
 
+/// What happened at a clock edge, for coverage.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CtrlEvents {
+    pub fired: bool,
+    pub burst_reset: bool,
+    pub saturated: bool,
+    pub recompute: bool,
+}
+
 /// What the other blocks see of the controller this cycle.
 #[derive(Clone, Copy, Debug)]
 pub struct CtrlOut {
@@ -85,10 +94,12 @@ impl Controller {
         backlog: u32,
         p: &Params,
         st: &Strobes,
-    ) {
+    ) -> CtrlEvents {
+        let mut ev = CtrlEvents::default();
         match self.job {
             None => {
                 if st.prob_we {
+                    ev.recompute = !rst;
                     self.job = Some((RECOMPUTE_CYCLES - 1, Self::derived(st.prob_wdata, p.mtu)));
                 } else if time_reached(now40, self.next_update) {
                     let mut vars = PieVars {
@@ -105,12 +116,16 @@ impl Controller {
                     };
                     debug_assert_eq!(params.target_ticks(), p.target_ticks);
                     let report = update(&mut vars, &params, backlog as u64);
+                    ev.fired = !rst;
+                    ev.burst_reset = !rst && report.burst_reset;
+                    ev.saturated = !rst && report.saturated_up;
                     let mut c = Self::derived(vars.prob, p.mtu);
                     c.update = Some((qdelay, report.burst_reset));
                     self.job = Some((UPDATE_CYCLES - 1, c));
                     self.next_update = (now40 + p.tupdate_ns) & TIME_MASK;
                     self.dirty = false;
                 } else if self.dirty {
+                    ev.recompute = !rst;
                     self.job = Some((RECOMPUTE_CYCLES - 1, Self::derived(self.prob, p.mtu)));
                     self.dirty = false;
                 }
@@ -139,5 +154,6 @@ impl Controller {
                 ..Controller::default()
             };
         }
+        ev
     }
 }

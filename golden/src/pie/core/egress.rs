@@ -45,6 +45,8 @@ pub struct Egress {
     burst: u64,
     pub sent_pkts: u32,
     pub sent_bytes: u64,
+    /// Coverage of the last edge: entered Wait, found a stale previous dequeue.
+    events: (u64, u64),
 }
 
 /// What the rest of the core reads of the dequeue side.
@@ -73,6 +75,16 @@ pub struct Comb {
 impl Egress {
     pub fn busy(&self) -> bool {
         matches!(self.link, Link::Tx(..)) || self.d1.valid || self.d2_valid
+    }
+
+    /// A departure now would leave at exactly the end of the previous transmission.
+    pub fn exact_now(&self) -> bool {
+        self.exact
+    }
+
+    /// Coverage of the last clock edge: (entered Wait, stale gap used).
+    pub fn events(&self) -> (u64, u64) {
+        self.events
     }
 
     pub fn link_busy(&self) -> bool {
@@ -122,6 +134,7 @@ impl Egress {
         burst_reset: bool,
         clear_counters: bool,
     ) {
+        self.events = (0, 0);
         // The link model.
         match self.link {
             Link::Idle => {
@@ -142,6 +155,7 @@ impl Egress {
                     self.link_free = end >> 8;
                     self.link_frac = end & 0xFF;
                     self.link = Link::Wait;
+                    self.events.0 = 1;
                 } else {
                     self.link = Link::Tx(n + 1, end);
                 }
@@ -175,6 +189,7 @@ impl Egress {
             } else {
                 ((d1.dep >> 6).wrapping_sub(d1.ts >> 6)) & TICKS_MASK
             };
+            self.events.1 = self.dq_stale as u64;
             self.d2_dtime = if self.dq_stale {
                 TICKS_MASK
             } else if self.dq_first {

@@ -47,6 +47,8 @@ pub struct Ingress {
     pub overlimit: u32,
     pub marked: u32,
     pub maxq: u32,
+    /// Coverage of the last edge: a bytemode product completed, a random draw decided.
+    events: (u64, u64),
 }
 
 /// Combinational values of this cycle.
@@ -68,6 +70,11 @@ pub struct Env<'a> {
 }
 
 impl Ingress {
+    /// Coverage of the last clock edge: (bytemode product, decided by the random draw).
+    pub fn events(&self) -> (u64, u64) {
+        self.events
+    }
+
     pub fn busy(&self) -> bool {
         self.p0.valid || self.p1.valid || self.p2.valid || self.p3.valid
     }
@@ -84,6 +91,7 @@ impl Ingress {
     /// The clock edge; returns the descriptor pushed into the queue this cycle, if any.
     pub fn clock(&mut self, rst: bool, i: &PieCoreInputs, c: &Comb, e: &Env) -> Option<Entry> {
         let p = e.params;
+        self.events = (0, 0);
         // V: the verdict of the packet in P3.
         let mut push = None;
         let mut next_acc = self.acc;
@@ -94,6 +102,11 @@ impl Ingress {
                 bytes: self.backlog as u64,
             };
             let d = finish(s3.prepared, self.acc, queue, p.limit, p.mtu, s3.rnd);
+            // A random early decision: the sum was between 0.85 and 8.5 and the draw hit.
+            if matches!(d.verdict, Verdict::EarlyDrop | Verdict::Mark) && d.local_prob > 0 {
+                let sum = (self.acc + d.local_prob).min(super::super::consts::ACCU_MAX);
+                self.events.1 = (sum < super::super::consts::ACCU_HIGH) as u64;
+            }
             let code = d.verdict.code();
             next_acc = d.accu_prob;
             self.pkts_in = self.pkts_in.wrapping_add(1);
@@ -114,7 +127,11 @@ impl Ingress {
                     push = Some(Entry {
                         ts: i.now & TIME_MASK,
                         tag: s3.tag,
-                        ecn: if d.verdict == Verdict::Mark { 3 } else { s3.ecn },
+                        ecn: if d.verdict == Verdict::Mark {
+                            3
+                        } else {
+                            s3.ecn
+                        },
                         len: s3.len,
                     });
                 }
@@ -128,7 +145,11 @@ impl Ingress {
         self.vv = s3.valid;
         self.acc = if e.ctrl.burst_reset { 0 } else { next_acc };
         // Byte backlog: last cycle's departure out, this packet in.
-        let deq = if e.deq.deq_valid { e.deq.deq_len as u32 } else { 0 };
+        let deq = if e.deq.deq_valid {
+            e.deq.deq_len as u32
+        } else {
+            0
+        };
         let pushed = push.map_or(0, |x: Entry| x.len as u32);
         self.backlog = self.backlog.wrapping_sub(deq).wrapping_add(pushed);
 
@@ -145,6 +166,7 @@ impl Ingress {
         if c.stall {
             self.mcnt += 1;
             if self.mcnt == 13 {
+                self.events.0 = 1;
                 let lp = &mut self.p0.prepared.local_prob;
                 *lp = (*lp).wrapping_mul(self.p0.len as u64) & MASK56;
             }
@@ -157,8 +179,7 @@ impl Ingress {
                 ecn: i.in_ecn & 3,
                 tag: i.in_tag,
                 prepared: Prepared {
-                    bypass: e.deq.burst > 0
-                        || (e.deq.qdelay < p.target_half() && e.ctrl.prob_lt20),
+                    bypass: e.deq.burst > 0 || (e.deq.qdelay < p.target_half() && e.ctrl.prob_lt20),
                     ecn_ok: p.ecn && e.ctrl.prob_le10 && i.in_ecn & 3 != 0,
                     // The multiplier's operand; the product replaces it when it is ready.
                     local_prob: if in_bytes { e.ctrl.ppb } else { e.ctrl.prob },

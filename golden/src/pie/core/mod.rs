@@ -76,9 +76,33 @@ pub struct PieCoreOutputs {
     pub link_busy: bool,
 }
 
+/// How often the model went through each internal event: what a test run exercised.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PieCoverage {
+    pub resets: u64,
+    pub soft_resets: u64,
+    pub updates: u64,
+    /// Updates that started a new measurement cycle (burst allowance refilled).
+    pub burst_resets: u64,
+    /// Updates that saturated prob at 100 %.
+    pub saturations: u64,
+    pub recomputes: u64,
+    pub bytemode_products: u64,
+    pub verdicts: [u64; 4],
+    /// Early decisions taken with a random draw (not by the 8.5 rule).
+    pub random_drops: u64,
+    pub departures: u64,
+    /// Departures at exactly the end of the previous transmission.
+    pub exact_departures: u64,
+    pub link_waits: u64,
+    pub stale_gaps: u64,
+    pub rejected_writes: u64,
+}
+
 /// The PIE core, cycle by cycle.
 #[derive(Clone, Debug, Default)]
 pub struct PieCoreModel {
+    pub coverage: PieCoverage,
     regs: regs::Regs,
     ctrl: controller::Controller,
     ingress: ingress::Ingress,
@@ -153,6 +177,19 @@ impl PieCoreModel {
             prng_state: self.prng,
         };
 
+        // Coverage of this cycle's events.
+        let cov = &mut self.coverage;
+        cov.resets += i.rst as u64;
+        cov.soft_resets += (self.regs.soft_rst && !i.rst) as u64;
+        cov.rejected_writes += self.regs.err as u64;
+        if self.ingress.vv {
+            cov.verdicts[self.ingress.vcode as usize & 3] += 1;
+        }
+        if eg.pop {
+            cov.departures += 1;
+            cov.exact_departures += self.egress.exact_now() as u64;
+        }
+
         // The rising edge.
         let push = self.ingress.clock(
             rst,
@@ -167,9 +204,30 @@ impl PieCoreModel {
                 clear_counters: strobes.clear_counters,
             },
         );
-        self.egress.clock(rst, now40, &eg, count, &params, ctrl.burst_reset, strobes.clear_counters);
+        self.egress.clock(
+            rst,
+            now40,
+            &eg,
+            count,
+            &params,
+            ctrl.burst_reset,
+            strobes.clear_counters,
+        );
         self.queue.clock(rst, push, eg.pop);
-        self.ctrl.clock(rst, now40, deq.qdelay, backlog, &params, &strobes);
+        let ev = self
+            .ctrl
+            .clock(rst, now40, deq.qdelay, backlog, &params, &strobes);
+        let eev = self.egress.events();
+        let iev = self.ingress.events();
+        let cov = &mut self.coverage;
+        cov.updates += ev.fired as u64;
+        cov.burst_resets += ev.burst_reset as u64;
+        cov.saturations += ev.saturated as u64;
+        cov.recomputes += ev.recompute as u64;
+        cov.link_waits += eev.0;
+        cov.stale_gaps += eev.1;
+        cov.bytemode_products += iev.0;
+        cov.random_drops += iev.1;
         // The generator: reset, else a seed write, else a consumed word.
         self.prng = if rst {
             crate::prng::DEFAULT_SEED
