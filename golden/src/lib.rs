@@ -11,6 +11,7 @@ pub mod aqm;
 pub mod pie;
 pub mod prng;
 pub mod reference;
+pub mod trace;
 pub mod types;
 
 pub use aqm::Aqm;
