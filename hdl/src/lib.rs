@@ -1,4 +1,5 @@
-//! The AQM cores in rust-hdl.
+//! The AQM cores in rust-hdl: the descriptor queue and random generator they share, the PIE core
+//! (`pie`), Verilog emission (`emit`) and the external checks of the emitted Verilog (`synth`).
 
 pub mod desc_queue;
 pub mod emit;
@@ -6,3 +7,18 @@ pub mod konst;
 pub mod pie;
 pub mod prng;
 pub mod sim;
+pub mod synth;
+
+/// The register maps of the cores as Markdown (hdl/REGISTERS.md is this, checked by a test).
+pub fn registers_markdown() -> String {
+    format!(
+        "# Register maps\n\nGenerated from the tables in `aqm_golden` by `cargo run -p aqm-hdl --bin aqm-emit -- \
+         --registers`; a test fails when this file and the code disagree.\n\n\
+         32-bit registers on 8-bit word addresses. Reads answer one cycle after `reg_re`; writes are applied \
+         one cycle after `reg_we`. A write outside a parameter's range, to a read-only or unmapped address, or \
+         a read of an unmapped address is rejected: nothing changes, `reg_err` pulses and STATUS.write_error \
+         sticks until cleared. For 64-bit values, reading _LO latches _HI; writing _LO stages the low half and \
+         writing _HI commits both.\n\n## PIE core\n\n{}",
+        aqm_golden::pie::regs::markdown()
+    )
+}

@@ -1,10 +1,23 @@
 //! `aqm-emit [DIR] [DESIGN...]`: writes each design's Verilog to DIR/<design>.v (default build/verilog,
-//! every design).
+//! every design). `aqm-emit --registers` rewrites hdl/REGISTERS.md from the register map.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("--registers") {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/REGISTERS.md");
+        return match std::fs::write(path, aqm_hdl::registers_markdown()) {
+            Ok(()) => {
+                println!("{path}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("aqm-emit: cannot write {path}: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let mut args = std::env::args().skip(1);
     let dir = PathBuf::from(args.next().unwrap_or_else(|| "build/verilog".into()));
     let mut names: Vec<String> = args.collect();

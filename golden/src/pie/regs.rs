@@ -162,8 +162,8 @@ pub const PIE_REGS: &[RegDef] = &[
     RegDef { addr: addr::PROB_HI, name: "PROB_HI", access: Access::Rw, width: 56, unit: "2^56-1 = 100 %", reset: 0, range: None, doc: "drop probability, high half (write: loads both; rejected above 100 % or while the controller runs)" },
     ro(addr::PKTS_IN, "PKTS_IN", 32, "packets", "descriptors judged (tc pkts_in)"),
     ro(addr::SENT_PKTS, "SENT_PKTS", 32, "packets", "departures (tc Sent ... pkt)"),
-    ro(addr::SENT_BYTES_LO, "SENT_BYTES_LO", 48, "bytes", "departed bytes, low half"),
-    ro(addr::SENT_BYTES_HI, "SENT_BYTES_HI", 48, "bytes", "departed bytes, high half"),
+    ro(addr::SENT_BYTES_LO, "SENT_BYTES_LO", 40, "bytes", "departed bytes, low half"),
+    ro(addr::SENT_BYTES_HI, "SENT_BYTES_HI", 40, "bytes", "departed bytes, high half"),
     ro(addr::DROPPED, "DROPPED", 32, "packets", "early drops and tail drops (tc dropped)"),
     ro(addr::OVERLIMIT, "OVERLIMIT", 32, "packets", "tail drops at the limit (tc overlimit)"),
     ro(addr::ECN_MARK, "ECN_MARK", 32, "packets", "CE marks (tc ecn_mark)"),
@@ -171,8 +171,8 @@ pub const PIE_REGS: &[RegDef] = &[
     ro(addr::BACKLOG_PKTS, "BACKLOG_PKTS", 11, "packets", "packets queued"),
     ro(addr::MAXQ, "MAXQ", 11, "packets", "largest queue length seen (tc maxq)"),
     ro(addr::QDELAY, "QDELAY", 32, "ticks of 64 ns", "latest delay sample, saturated at 2^32-1 (tc delay)"),
-    ro(addr::ACCU_LO, "ACCU_LO", 64, "2^56-1 = 100 %", "derandomisation accumulator, low half"),
-    ro(addr::ACCU_HI, "ACCU_HI", 64, "2^56-1 = 100 %", "derandomisation accumulator, high half"),
+    ro(addr::ACCU_LO, "ACCU_LO", 60, "2^56-1 = 100 %", "derandomisation accumulator (saturates at 2^60-1), low half"),
+    ro(addr::ACCU_HI, "ACCU_HI", 60, "2^56-1 = 100 %", "derandomisation accumulator, high half"),
     ro(addr::BURST, "BURST", 32, "ticks of 64 ns", "remaining burst allowance"),
 ];
 

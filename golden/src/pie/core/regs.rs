@@ -3,7 +3,7 @@
 
 use super::super::consts::{ns_to_ticks, MAX_PROB};
 use super::super::params::DEFAULT_PARAMS as D;
-use super::super::regs::{addr, CAPACITY, PIE_ID};
+use super::super::regs::{addr, find, CAPACITY, PIE_ID};
 use super::PieCoreInputs;
 
 /// Parameter registers as the other blocks see them.
@@ -104,24 +104,20 @@ impl Regs {
             seed: self.wide(self.seed_stage),
             ..Strobes::default()
         };
+        // Parameters are checked against the documented ranges of the register map.
+        let ranged = find(self.w_addr).and_then(|d| d.range);
         let ok = match self.w_addr {
             addr::STATUS => true,
             addr::CONTROL => {
                 st.clear_counters = w & 2 != 0;
                 true
             }
-            addr::TARGET_US => in_range(w, 1, 1_000_000),
-            addr::TUPDATE_US => in_range(w, 100, 1_000_000),
-            addr::ALPHA | addr::BETA => w <= 32,
-            addr::LIMIT => in_range(w, 1, 1024),
-            addr::ECN | addr::BYTEMODE => w <= 1,
             addr::MTU => {
-                let ok = in_range(w, 64, 2047);
+                let ok = ranged.is_some_and(|(lo, hi)| in_range(w, lo, hi));
                 st.mtu_we = ok;
                 ok
             }
-            addr::MAX_BURST_US => w <= 1_000_000,
-            addr::LINK_BYTE_TIME => w <= 0xFF_FFFF,
+            _ if ranged.is_some() => ranged.is_some_and(|(lo, hi)| in_range(w, lo, hi)),
             addr::SEED_LO | addr::PROB_LO => true,
             addr::SEED_HI => {
                 let ok = st.seed != 0;
