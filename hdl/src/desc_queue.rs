@@ -91,7 +91,7 @@ mod tests {
         let mut next = 1u64;
         for cycle in 0..cycles {
             let r = rng.next_word();
-            let rst = r % 997 == 0;
+            let rst = r.is_multiple_of(997);
             let full = model.len() == 16;
             let push = !full && (r >> 8) % 100 < push_pct;
             let pop = (r >> 16) % 100 < pop_pct;

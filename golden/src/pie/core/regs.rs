@@ -157,11 +157,7 @@ impl Regs {
             if ok {
                 let p = &mut next.p;
                 match self.w_addr {
-                    addr::STATUS => {
-                        if w & 1 != 0 {
-                            next.err_sticky = false;
-                        }
-                    }
+                    addr::STATUS if w & 1 != 0 => next.err_sticky = false,
                     addr::CONTROL => next.soft_rst = w & 1 != 0,
                     addr::TARGET_US => {
                         p.target_us = w;
