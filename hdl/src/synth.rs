@@ -6,7 +6,13 @@ use std::process::Command;
 
 /// Verilator's lint flags for rust-hdl output (see DESIGN.md): UNOPTFLAT is a false loop from the one
 /// `always @(*)` per module, WIDTH comes from rust-hdl's 32-bit literals.
-pub const LINT_FLAGS: &[&str] = &["-Wall", "-Wno-DECLFILENAME", "-Wno-UNUSED", "-Wno-WIDTH", "-Wno-UNOPTFLAT"];
+pub const LINT_FLAGS: &[&str] = &[
+    "-Wall",
+    "-Wno-DECLFILENAME",
+    "-Wno-UNUSED",
+    "-Wno-WIDTH",
+    "-Wno-UNOPTFLAT",
+];
 
 /// `verilator --lint-only` with [`LINT_FLAGS`]; `Err` carries every message.
 pub fn verilator_lint(verilog: &Path) -> Result<(), String> {
@@ -17,7 +23,8 @@ pub fn verilator_lint(verilog: &Path) -> Result<(), String> {
         .arg(verilog)
         .output()
         .map_err(|e| format!("cannot run verilator ({e}); scripts/setup installs it"))?;
-    let msg = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    let msg =
+        String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
     if out.status.success() && msg.trim().is_empty() {
         Ok(())
     } else {
@@ -44,7 +51,9 @@ impl SynthReport {
         let stats = log.rsplit("Printing statistics.").next().unwrap_or("");
         for line in stats.lines() {
             let mut w = line.split_whitespace();
-            let (Some(name), Some(n)) = (w.next(), w.next()) else { continue };
+            let (Some(name), Some(n)) = (w.next(), w.next()) else {
+                continue;
+            };
             let Ok(n) = n.parse::<u64>() else { continue };
             match name {
                 "SB_LUT4" => r.luts += n,
@@ -85,9 +94,15 @@ pub fn yosys_ice40(verilog: &Path, json: Option<&Path>) -> Result<SynthReport, S
         return Err(format!(
             "yosys failed on {}:\n{}{}",
             verilog.display(),
-            log.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n"),
+            tail(&log, 20),
             String::from_utf8_lossy(&out.stderr)
         ));
     }
     Ok(SynthReport::parse(&log))
+}
+
+/// The last `n` lines of a log.
+fn tail(log: &str, n: usize) -> String {
+    let lines: Vec<&str> = log.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
 }

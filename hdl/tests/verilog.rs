@@ -26,14 +26,19 @@ fn pie_core_synthesises_for_the_hx8k() {
     assert!(r.warnings.is_empty(), "yosys warnings: {:#?}", r.warnings);
     // The descriptor FIFO (1024 x 74 bits) must land in block RAM, not in flip-flops.
     assert!((16..=24).contains(&r.brams), "{} block RAMs", r.brams);
-    assert!(r.flip_flops < 4_000, "{} flip-flops: the FIFO was not mapped to block RAM?", r.flip_flops);
+    assert!(
+        r.flip_flops < 4_000,
+        "{} flip-flops: the FIFO was not mapped to block RAM?",
+        r.flip_flops
+    );
     // The HX8K has 7680 logic cells; the core must leave room for the board's UART and bridge.
     assert!(r.luts < 6_000, "{} LUTs", r.luts);
 }
 
 #[test]
 fn register_document_matches_the_code() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/REGISTERS.md")).unwrap_or_default();
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/REGISTERS.md"))
+        .unwrap_or_default();
     assert!(
         doc == aqm_hdl::registers_markdown(),
         "hdl/REGISTERS.md is out of date: run `cargo run -p aqm-hdl --bin aqm-emit -- --registers`"

@@ -33,7 +33,9 @@ fn parse() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = |name: &str| -> Result<u64, String> {
-            let v = it.next().ok_or_else(|| format!("{name}: expected a number after it"))?;
+            let v = it
+                .next()
+                .ok_or_else(|| format!("{name}: expected a number after it"))?;
             v.replace('_', "")
                 .parse()
                 .map_err(|_| format!("{name}: expected a number, found {v:?}"))
@@ -44,7 +46,9 @@ fn parse() -> Result<Args, String> {
             "--seed" => a.seed = value("--seed")?,
             "--rtl-cycles" => a.rtl_cycles = value("--rtl-cycles")?,
             "-h" | "--help" => {
-                return Err("usage: aqm-soak [--cycles N] [--chunk N] [--seed S] [--rtl-cycles N]".into())
+                return Err(
+                    "usage: aqm-soak [--cycles N] [--chunk N] [--seed S] [--rtl-cycles N]".into(),
+                )
             }
             other => return Err(format!("unknown argument {other:?}; try --help")),
         }
@@ -57,8 +61,14 @@ fn config(seed: u64, k: u64) -> StimulusConfig {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     bytes[8..16].copy_from_slice(&k.to_le_bytes());
-    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &bytes));
-    config_strategy().new_tree(&mut runner).expect("strategy").current()
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+    );
+    config_strategy()
+        .new_tree(&mut runner)
+        .expect("strategy")
+        .current()
 }
 
 /// Cycles per second of one model stepping alone through `cycles` cycles of stimulus.
@@ -118,7 +128,10 @@ fn main() -> ExitCode {
         add(&mut total, &golden.coverage);
         k += 1;
         if k.is_multiple_of(20) {
-            eprintln!("aqm-soak: {done} cycles agree ({:.0} s)", t.elapsed().as_secs_f64());
+            eprintln!(
+                "aqm-soak: {done} cycles agree ({:.0} s)",
+                t.elapsed().as_secs_f64()
+            );
         }
     }
     let secs = t.elapsed().as_secs_f64();
@@ -140,10 +153,19 @@ fn main() -> ExitCode {
     );
     let n = 2_000_000;
     println!("speed of each model alone (cycles per second):");
-    println!("  golden     {:>12.0}", speed(&mut PieCoreModel::new(), a.seed, n));
-    println!("  verilator  {:>12.0}", speed(&mut VerilatedPie::new(), a.seed, n));
+    println!(
+        "  golden     {:>12.0}",
+        speed(&mut PieCoreModel::new(), a.seed, n)
+    );
+    println!(
+        "  verilator  {:>12.0}",
+        speed(&mut VerilatedPie::new(), a.seed, n)
+    );
     if a.rtl_cycles > 0 {
-        println!("  rust-hdl   {:>12.0}", speed(&mut RustHdlPie::default(), a.seed, a.rtl_cycles));
+        println!(
+            "  rust-hdl   {:>12.0}",
+            speed(&mut RustHdlPie::default(), a.seed, a.rtl_cycles)
+        );
     }
     ExitCode::SUCCESS
 }
