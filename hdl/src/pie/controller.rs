@@ -616,3 +616,151 @@ mod tests {
         yosys_validate("pie_controller", &generate_verilog(&b)).unwrap();
     }
 }
+
+#[cfg(test)]
+mod update_tests {
+    use super::*;
+    use crate::sim::{clock_edge, settle};
+    use aqm_golden::pie::consts::{PROB_10PCT, PROB_20PCT};
+    use aqm_golden::pie::controller::update;
+    use aqm_golden::pie::{PieParams, PieVars};
+    use aqm_golden::prng::XorShift64;
+
+    struct Case {
+        prob: u64,
+        qdelay: u64,
+        qdelay_old: u64,
+        backlog: u32,
+        target_us: u32,
+        alpha: u32,
+        beta: u32,
+        mtu: u32,
+    }
+
+    fn cycle(c: &mut PieController) {
+        settle(c);
+        clock_edge(c, |c| &mut c.clock);
+    }
+
+    /// Loads qdelay_old through one update and prob through a register write, then runs the update under
+    /// test and compares what it commits with the specification's function.
+    fn run(c: &mut PieController, k: &Case) {
+        let p = PieParams {
+            target_us: k.target_us,
+            alpha: k.alpha,
+            beta: k.beta,
+            mtu: k.mtu,
+            ..PieParams::default()
+        };
+        c.rst.next = true;
+        c.now.next = 0.into();
+        cycle(c);
+        c.rst.next = false;
+        c.target.next = p.target_ticks().to_bits();
+        c.target_half.next = (p.target_ticks() / 2).to_bits();
+        c.alpha.next = (k.alpha as u64).to_bits();
+        c.beta.next = (k.beta as u64).to_bits();
+        c.mtu.next = (k.mtu as u64).to_bits();
+        c.tupdate.next = 1_000_000u64.to_bits();
+        c.now.next = FIRST_UPDATE_NS.to_bits();
+        c.qdelay.next = k.qdelay_old.to_bits();
+        cycle(c);
+        c.now.next = 0.into();
+        for _ in 0..UPDATE_CYCLES + 2 {
+            cycle(c);
+        }
+        assert_eq!(c.qdelay_old.val().to_u64(), k.qdelay_old);
+        c.prob_we.next = true;
+        c.prob_wdata.next = k.prob.to_bits();
+        cycle(c);
+        c.prob_we.next = false;
+        for _ in 0..RECOMPUTE_CYCLES + 2 {
+            cycle(c);
+        }
+        assert_eq!(c.prob.val().to_u64(), k.prob);
+        // The update under test.
+        c.qdelay.next = k.qdelay.to_bits();
+        c.backlog.next = (k.backlog as u64).to_bits();
+        c.now.next = (FIRST_UPDATE_NS + 2_000_000).to_bits();
+        let mut burst_reset = false;
+        for _ in 0..UPDATE_CYCLES + 2 {
+            settle(c);
+            burst_reset |= c.burst_reset.val();
+            clock_edge(c, |c| &mut c.clock);
+        }
+        let mut v = PieVars {
+            prob: k.prob,
+            qdelay: k.qdelay,
+            qdelay_old: k.qdelay_old,
+            ..PieVars::new(0)
+        };
+        let r = update(&mut v, &p, k.backlog as u64);
+        let what = format!(
+            "prob {:#x} qdelay {} old {} backlog {} target {} alpha {} beta {} mtu {}",
+            k.prob, k.qdelay, k.qdelay_old, k.backlog, k.target_us, k.alpha, k.beta, k.mtu
+        );
+        assert_eq!(c.prob.val().to_u64(), v.prob, "prob after {what}");
+        assert_eq!(
+            c.ppb.val().to_u64(),
+            v.prob / k.mtu as u64,
+            "prob/mtu after {what}"
+        );
+        assert_eq!(c.prob_lt20.val(), v.prob < PROB_20PCT, "{what}");
+        assert_eq!(c.prob_le10.val(), v.prob <= PROB_10PCT, "{what}");
+        assert_eq!(c.qdelay_old.val().to_u64(), k.qdelay, "{what}");
+        assert_eq!(burst_reset, r.burst_reset, "burst reset after {what}");
+    }
+
+    #[test]
+    fn bit_serial_update_equals_the_specification() {
+        let mut c = PieController::default();
+        c.connect_all();
+        let edge_prob = [
+            0,
+            1,
+            MAX_PROB,
+            MAX_PROB - 1,
+            PROB_10PCT,
+            PROB_10PCT - 1,
+            PROB_20PCT,
+            64_000,
+        ];
+        let edge_delay = [
+            0,
+            1,
+            117_186,
+            117_187,
+            234_375,
+            QDELAY_BOOST_TICKS,
+            QDELAY_BOOST_TICKS + 1,
+            (1 << 34) - 1,
+        ];
+        let mut g = XorShift64::new(7).unwrap();
+        for n in 0..24u64 {
+            let mut r = || g.next_word();
+            let k = Case {
+                prob: if n < 8 {
+                    edge_prob[n as usize]
+                } else {
+                    r() & MAX_PROB >> (r() % 56)
+                },
+                qdelay: if n < 16 {
+                    edge_delay[(n % 8) as usize]
+                } else {
+                    r() % (1 << 34) >> (r() % 30)
+                },
+                qdelay_old: if n % 3 == 0 {
+                    0
+                } else {
+                    r() % (1 << 34) >> (r() % 30)
+                },
+                backlog: if n % 2 == 0 { 0 } else { r() as u32 },
+                target_us: [1, 15_000, 1_000_000][(n % 3) as usize],
+                alpha: [0, 2, 32, (r() % 33) as u32][(n % 4) as usize],
+                beta: [20, 0, 32, (r() % 33) as u32][(n % 4) as usize],
+                mtu: [64, 1514, 2047][(n % 3) as usize],
+            };
+            run(&mut c, &k);
+        }
+    }
+}
