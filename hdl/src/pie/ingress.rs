@@ -500,6 +500,153 @@ impl Logic for PieIngress {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::{clock_edge, settle};
+    use aqm_golden::pie::consts::MAX_PROB;
+    use aqm_golden::pie::enqueue::{finish, Prepared, QueueView};
+
+    #[derive(Clone, Copy)]
+    struct Pkt {
+        lp: u64,
+        rnd: u64,
+        ecn_ok: bool,
+    }
+
+    fn pkt(lp: u64, rnd: u64) -> Pkt {
+        Pkt {
+            lp,
+            rnd,
+            ecn_ok: false,
+        }
+    }
+
+    /// Back-to-back packets with the given local probabilities and random words, bypasses off after the
+    /// first (2 * MTU = 128 bytes, 1500-byte packets): every verdict and the accumulator after it must be
+    /// what the specification's `finish` gives, packet after packet.
+    fn run(pkts: &[Pkt]) -> (Vec<u64>, u64) {
+        let mut b = PieIngress::default();
+        b.connect_all();
+        b.rst.next = true;
+        settle(&mut b);
+        clock_edge(&mut b, |b| &mut b.clock);
+        b.rst.next = false;
+        b.mtu.next = 64u64.to_bits();
+        b.limit.next = 1000u64.to_bits();
+        b.ecn_en.next = true;
+        b.qdelay.next = 1000u64.to_bits();
+        let (mut acc, mut backlog, mut got) = (0u64, 0u64, 0usize);
+        let mut codes = vec![];
+        for t in 0..pkts.len() + 8 {
+            let p = pkts.get(t);
+            b.in_valid.next = p.is_some();
+            b.in_len.next = 1500u64.to_bits();
+            b.in_ecn.next = 2u64.to_bits();
+            b.prob.next = p.map_or(0, |p| p.lp).to_bits();
+            b.prob_le10.next = p.is_some_and(|p| p.ecn_ok);
+            // The word is drawn two cycles after acceptance.
+            b.rnd.next = t
+                .checked_sub(2)
+                .and_then(|k| pkts.get(k))
+                .map_or(0, |p| p.rnd)
+                .to_bits();
+            settle(&mut b);
+            if b.verdict_valid.val() {
+                let p = pkts[got];
+                let prep = Prepared {
+                    bypass: false,
+                    ecn_ok: p.ecn_ok,
+                    local_prob: p.lp,
+                };
+                let q = QueueView {
+                    packets: 0,
+                    bytes: backlog,
+                };
+                let d = finish(prep, acc, q, 1000, 64, p.rnd);
+                assert_eq!(
+                    b.verdict_code.val().to_u64(),
+                    d.verdict.code() as u64,
+                    "packet {got}: lp {:#x} acc {acc:#x} rnd {:#x}",
+                    p.lp,
+                    p.rnd
+                );
+                acc = d.accu_prob;
+                codes.push(d.verdict.code() as u64);
+                // The accumulator is updated at the same edge as the verdict register.
+                assert_eq!(b.acc.val().to_u64(), acc, "accumulator after packet {got}");
+                if d.verdict.is_enqueued() {
+                    backlog += 1500;
+                }
+                got += 1;
+            }
+            clock_edge(&mut b, |b| &mut b.clock);
+        }
+        assert_eq!(got, pkts.len());
+        (codes, acc)
+    }
+
+    #[test]
+    fn accumulator_thresholds_are_exact() {
+        let never = u64::MAX; // (rnd >> 8) = 2^56 - 1 is never below a local probability
+        let mut v = vec![
+            pkt(0, 0),
+            pkt(ACCU_LOW - 5, never),
+            pkt(4, never),
+            pkt(1, 1 << 8),
+            pkt(0, 0),
+        ];
+        // Up to 8 x 100 %, then exactly 8.5: an early drop without a draw.
+        v.extend([pkt(MAX_PROB, never); 8]);
+        v.push(pkt(ACCU_HIGH - 8 * MAX_PROB, never));
+        // Once more, one short of 8.5: a draw that misses.
+        v.extend([pkt(MAX_PROB, never); 8]);
+        v.push(pkt(ACCU_HIGH - 8 * MAX_PROB - 1, never));
+        let (codes, acc) = run(&v);
+        assert_eq!(codes.iter().filter(|&&c| c == 2).count(), 1, "{codes:?}");
+        assert_eq!(codes[13], 2);
+        assert_eq!(acc, ACCU_HIGH - 1);
+    }
+
+    #[test]
+    fn random_draw_is_strictly_below() {
+        let lp = (1 << 40) + 12345;
+        let mut v = vec![pkt(0, 0), pkt(ACCU_LOW, u64::MAX)];
+        v.push(pkt(lp, lp << 8)); // rnd >> 8 == lp: no drop
+        v.push(pkt(lp, (lp - 1) << 8 | 0xff)); // just below: drop
+        v.push(pkt(ACCU_LOW, u64::MAX));
+        v.push(pkt(lp, ((lp >> 28) << 28 | 0x0fff_ffff) << 8)); // same high half, low half above
+        let (codes, _) = run(&v);
+        assert_eq!(codes[2..], [0, 2, 0, 0], "{codes:?}");
+    }
+
+    #[test]
+    fn carries_across_the_split_halves() {
+        let v: Vec<Pkt> = [
+            0,
+            (1 << 30) - 1,
+            1,
+            (1 << 30) - 1,
+            (1 << 30) + 1,
+            (1 << 56) - (1 << 30),
+        ]
+        .into_iter()
+        .map(|lp| pkt(lp, u64::MAX))
+        .collect();
+        run(&v);
+    }
+
+    #[test]
+    fn marks_keep_the_accumulator_which_saturates_at_60_bits() {
+        let mut v = vec![pkt(0, 0)];
+        v.extend(
+            [Pkt {
+                lp: MAX_PROB,
+                rnd: u64::MAX,
+                ecn_ok: true,
+            }; 40],
+        );
+        let (codes, acc) = run(&v);
+        assert!(codes.iter().filter(|&&c| c == 1).count() > 25, "{codes:?}");
+        assert_eq!(acc, ACCU_MAX);
+    }
 
     #[test]
     fn is_synthesizable() {
