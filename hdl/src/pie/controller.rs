@@ -742,17 +742,17 @@ mod update_tests {
                 prob: if n < 8 {
                     edge_prob[n as usize]
                 } else {
-                    r() & MAX_PROB >> (r() % 56)
+                    (r() & MAX_PROB) >> (r() % 56)
                 },
                 qdelay: if n < 16 {
                     edge_delay[(n % 8) as usize]
                 } else {
-                    r() % (1 << 34) >> (r() % 30)
+                    (r() % (1 << 34)) >> (r() % 30)
                 },
                 qdelay_old: if n % 3 == 0 {
                     0
                 } else {
-                    r() % (1 << 34) >> (r() % 30)
+                    (r() % (1 << 34)) >> (r() % 30)
                 },
                 backlog: if n % 2 == 0 { 0 } else { r() as u32 },
                 target_us: [1, 15_000, 1_000_000][(n % 3) as usize],
