@@ -10,9 +10,11 @@ pub mod core;
 pub mod dequeue;
 pub mod enqueue;
 pub mod params;
+pub mod qdisc;
 pub mod regs;
 pub mod vars;
 
 pub use enqueue::{Decision, Prepared, QueueView, Verdict};
 pub use params::PieParams;
+pub use qdisc::PieQdisc;
 pub use vars::PieVars;

@@ -311,10 +311,11 @@ impl Registry {
             fq_codel,
         );
         r.alias("fq-codel", "fq_codel");
-        r.register_slot(
+        r.register(
             "pie",
-            "PIE, the fixed-point golden model of the hardware (spec/pie.md)",
-            "aqm_golden::pie::PieQdisc has not landed yet",
+            "PIE, the fixed-point golden model of the hardware (spec/pie.md); target, tupdate, alpha, beta, \
+             limit, ecn, bytemode, mtu, burst",
+            pie,
         );
         r.register_slot(
             "dualpi2",
@@ -459,6 +460,52 @@ fn red(
         ));
     }
     Ok(Box::new(Red::new(params, ctx.seed)))
+}
+
+/// PIE's parameters with tc's names; durations are whole microseconds in the hardware's registers.
+pub fn pie_params(p: &mut Params) -> Result<aqm_golden::pie::PieParams, RegistryError> {
+    use aqm_golden::pie::params::range;
+    let d = aqm_golden::pie::PieParams::default();
+    let mut us =
+        |p: &mut Params, key: &str, (lo, hi): (u32, u32), def: u32| -> Result<u32, RegistryError> {
+            match p.duration_ns(key)? {
+                None => Ok(def),
+                Some(ns) if ns % 1000 == 0 && (lo as u64..=hi as u64).contains(&(ns / 1000)) => {
+                    Ok((ns / 1000) as u32)
+                }
+                Some(ns) => Err(p.bad_value(
+                    key,
+                    &format!("{ns}ns"),
+                    format!("expected whole microseconds from {lo}us to {hi}us"),
+                )),
+            }
+        };
+    let target_us = us(p, "target", range::TARGET_US, d.target_us)?;
+    let tupdate_us = us(p, "tupdate", range::TUPDATE_US, d.tupdate_us)?;
+    let max_burst_us = us(p, "burst", range::MAX_BURST_US, d.max_burst_us)?;
+    let int =
+        |p: &mut Params, key: &str, (lo, hi): (u32, u32), def: u32| -> Result<u32, RegistryError> {
+            Ok(p.integer(key, lo as u64, hi as u64)?
+                .map_or(def, |v| v as u32))
+        };
+    Ok(aqm_golden::pie::PieParams {
+        target_us,
+        tupdate_us,
+        max_burst_us,
+        alpha: int(p, "alpha", range::GAIN, d.alpha)?,
+        beta: int(p, "beta", range::GAIN, d.beta)?,
+        limit: int(p, "limit", range::LIMIT, d.limit)?,
+        mtu: int(p, "mtu", range::MTU, d.mtu)?,
+        ecn: p.switch("ecn")?.unwrap_or(d.ecn),
+        bytemode: p.switch("bytemode")?.unwrap_or(d.bytemode),
+    })
+}
+
+fn pie(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
+    let params = pie_params(p)?;
+    aqm_golden::pie::PieQdisc::new(params, ctx.seed)
+        .map(|q| Box::new(q) as Box<dyn Aqm>)
+        .map_err(|e| p.bad_value(e.name, &e.value.to_string(), e.expected))
 }
 
 fn codel_times(p: &mut Params, target: u64, interval: u64) -> Result<(u64, u64), RegistryError> {
