@@ -466,7 +466,7 @@ fn red(
 pub fn pie_params(p: &mut Params) -> Result<aqm_golden::pie::PieParams, RegistryError> {
     use aqm_golden::pie::params::range;
     let d = aqm_golden::pie::PieParams::default();
-    let mut us =
+    let us =
         |p: &mut Params, key: &str, (lo, hi): (u32, u32), def: u32| -> Result<u32, RegistryError> {
             match p.duration_ns(key)? {
                 None => Ok(def),
