@@ -8,6 +8,7 @@
 //! - [`aqm`] and [`types`]: the interface every model offers to the simulator.
 
 pub mod aqm;
+pub mod dualpi2;
 pub mod pie;
 pub mod prng;
 pub mod reference;
