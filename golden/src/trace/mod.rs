@@ -5,6 +5,7 @@
 //! word. [`replay`] runs a whole trace and returns one output line per `update` and `enqueue`; a malformed
 //! line stops it with an error naming the line and what was expected.
 
+mod dualpi2;
 mod pie;
 
 use std::fmt;
@@ -188,10 +189,10 @@ trait Replayer {
     fn elapse(&mut self, us: u64) -> Result<(), String>;
 }
 
-fn replayer(mode: Mode, line: usize) -> Result<Box<dyn Replayer>, TraceError> {
+fn replayer(mode: Mode) -> Box<dyn Replayer> {
     match mode {
-        Mode::Pie => Ok(Box::new(pie::PieReplay::new())),
-        Mode::DualPi2 => err(line, "mode dualpi2: not available in this build"),
+        Mode::Pie => Box::new(pie::PieReplay::new()),
+        Mode::DualPi2 => Box::new(dualpi2::DualPi2Replay::new()),
     }
 }
 
@@ -206,7 +207,7 @@ pub fn replay(text: &str) -> Result<Vec<String>, TraceError> {
         };
         let at = |r: Result<(), String>| r.or_else(|m| err(line, m));
         match cmd {
-            Command::Mode(m) => aqm = Some(replayer(m, line)?),
+            Command::Mode(m) => aqm = Some(replayer(m)),
             other => {
                 let Some(a) = aqm.as_mut() else {
                     return err(
