@@ -317,10 +317,11 @@ impl Registry {
              limit, ecn, bytemode, mtu, burst",
             pie,
         );
-        r.register_slot(
+        r.register(
             "dualpi2",
-            "DualPI2, the fixed-point golden model of the hardware (spec/dualpi2.md)",
-            "aqm_golden::dualpi2::DualPi2Qdisc has not landed yet",
+            "DualPI2, the fixed-point golden model of the hardware (spec/dualpi2.md); target, tupdate, alpha, \
+             beta, k, step, min_qlen_step, ecn_mask, drop_overload, limit, mtu, c_protection, queue_capacity",
+            dualpi2,
         );
         r
     }
@@ -508,6 +509,61 @@ fn pie(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryErr
         .map_err(|e| p.bad_value(e.name, &e.value.to_string(), e.expected))
 }
 
+/// A duration given with a unit, held in whole microseconds in the hardware's registers.
+fn whole_us(
+    p: &mut Params,
+    key: &str,
+    (lo, hi): (u32, u32),
+    default: u32,
+) -> Result<u32, RegistryError> {
+    match p.duration_ns(key)? {
+        None => Ok(default),
+        Some(ns) if ns % 1000 == 0 && (lo as u64..=hi as u64).contains(&(ns / 1000)) => {
+            Ok((ns / 1000) as u32)
+        }
+        Some(ns) => Err(p.bad_value(
+            key,
+            &format!("{ns}ns"),
+            format!("expected whole microseconds from {lo}us to {hi}us"),
+        )),
+    }
+}
+
+/// DualPI2's parameters with tc's names: durations with a unit (whole microseconds), alpha and beta in
+/// Hz x 256, `k` the coupling factor, `ecn_mask` 1 (ECT(1) and CE), 2 (ECT(0) and CE) or 3 (any ECT),
+/// `c_protection` in percent, `queue_capacity` packets per queue (the hardware has 512).
+pub fn dualpi2_params(p: &mut Params) -> Result<aqm_golden::dualpi2::DualPi2Params, RegistryError> {
+    use aqm_golden::dualpi2::params::range;
+    let d = aqm_golden::dualpi2::DualPi2Params::default();
+    let int =
+        |p: &mut Params, key: &str, (lo, hi): (u32, u32), def: u32| -> Result<u32, RegistryError> {
+            Ok(p.integer(key, lo as u64, hi as u64)?
+                .map_or(def, |v| v as u32))
+        };
+    Ok(aqm_golden::dualpi2::DualPi2Params {
+        target_us: whole_us(p, "target", range::TARGET_US, d.target_us)?,
+        tupdate_us: whole_us(p, "tupdate", range::TUPDATE_US, d.tupdate_us)?,
+        step_us: whole_us(p, "step", range::STEP_US, d.step_us)?,
+        alpha: int(p, "alpha", range::GAIN, d.alpha)?,
+        beta: int(p, "beta", range::GAIN, d.beta)?,
+        k: int(p, "k", range::K, d.k)?,
+        min_qlen_step: int(p, "min_qlen_step", range::MIN_QLEN_STEP, d.min_qlen_step)?,
+        ecn_mask: int(p, "ecn_mask", range::ECN_MASK, d.ecn_mask)?,
+        drop_overload: p.switch("drop_overload")?.unwrap_or(d.drop_overload),
+        limit: int(p, "limit", range::LIMIT, d.limit)?,
+        mtu: int(p, "mtu", range::MTU, d.mtu)?,
+        c_protection: int(p, "c_protection", range::C_PROTECTION, d.c_protection)?,
+        queue_capacity: int(p, "queue_capacity", range::QUEUE_CAPACITY, d.queue_capacity)?,
+    })
+}
+
+fn dualpi2(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
+    let params = dualpi2_params(p)?;
+    aqm_golden::dualpi2::DualPi2Qdisc::new(params, ctx.seed)
+        .map(|q| Box::new(q) as Box<dyn Aqm>)
+        .map_err(|e| p.bad_value(e.name, &e.value.to_string(), e.expected))
+}
+
 fn codel_times(p: &mut Params, target: u64, interval: u64) -> Result<(u64, u64), RegistryError> {
     Ok((
         p.duration_ns("target")?.unwrap_or(target),
@@ -617,6 +673,34 @@ mod tests {
         assert!(err("red:min_th=80").contains("must be below max_th"));
         assert!(err("taildrop:limit=0").contains("1..="));
         assert!(err("nosuch").contains("unknown AQM"));
+    }
+
+    #[test]
+    fn dualpi2_takes_tc_style_overrides() {
+        let r = Registry::with_builtins();
+        let spec = "dualpi2:target=10ms,tupdate=15ms,alpha=20,beta=500,k=4,step=2ms,min_qlen_step=2,\
+                    ecn_mask=3,drop_overload=off,limit=1024,mtu=1500,c_protection=25,queue_capacity=512";
+        let mut p = Params::new("dualpi2", &AqmSpec::parse(spec).unwrap().params);
+        let d = dualpi2_params(&mut p).unwrap();
+        p.finish().unwrap();
+        assert_eq!(
+            (d.target_us, d.tupdate_us, d.step_us),
+            (10_000, 15_000, 2_000)
+        );
+        assert_eq!((d.alpha, d.beta, d.k, d.min_qlen_step), (20, 500, 4, 2));
+        assert_eq!((d.ecn_mask, d.drop_overload, d.limit), (3, false, 1024));
+        assert_eq!((d.mtu, d.c_protection, d.queue_capacity), (1500, 25, 512));
+        let aqm = r.create(&AqmSpec::parse(spec).unwrap(), &CTX).unwrap();
+        assert_eq!(aqm.name(), "dualpi2");
+        let err = |s: &str| {
+            r.create(&AqmSpec::parse(s).unwrap(), &CTX)
+                .err()
+                .unwrap()
+                .to_string()
+        };
+        assert!(err("dualpi2:k=0").contains("1..=255"));
+        assert!(err("dualpi2:step=1500ns").contains("whole microseconds"));
+        assert!(err("dualpi2:ecn_mask=4").contains("1..=3"));
     }
 
     #[test]
