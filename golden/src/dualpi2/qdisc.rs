@@ -73,6 +73,10 @@ pub struct DualPi2Stats {
     pub updates: u64,
     /// The most packets both queues held together (tc maxq).
     pub maxq: u64,
+    /// p' now (tc prob), 100 % = 2^32 - 1.
+    pub prob: u32,
+    /// The WRR credit now (tc credit).
+    pub credit: i64,
 }
 
 impl DualPi2Stats {
@@ -143,8 +147,13 @@ impl DualPi2Qdisc {
         &self.vars
     }
 
+    /// The counters, with p' and the credit as they are now.
     pub fn stats(&self) -> DualPi2Stats {
-        self.stats
+        DualPi2Stats {
+            prob: self.vars.prob,
+            credit: self.vars.credit,
+            ..self.stats
+        }
     }
 
     /// When the controller fires next, ns.
@@ -456,6 +465,8 @@ mod tests {
         assert_eq!(d.queue, QueueId::L);
         assert_eq!(q.vars().credit, -121_120 + 9 * 15_000);
         assert_eq!(q.stats().c.dropped_aqm, 5);
+        assert_eq!(q.stats().credit, -121_120 + 9 * 15_000);
+        assert_eq!(q.stats().prob, MAX_PROB);
         while q.dequeue(0, &mut drops).is_some() {}
         assert_eq!(q.vars().credit, -121_120);
     }
