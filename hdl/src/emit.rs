@@ -59,7 +59,8 @@ pub struct Emitted {
     pub ports: Vec<Port>,
 }
 
-fn emit<B: Block>(mut uut: B) -> Emitted {
+/// Emits any block as `module top`.
+pub fn emit<B: Block>(mut uut: B) -> Emitted {
     uut.connect_all();
     Emitted {
         verilog: generate_verilog(&uut),

@@ -1,0 +1,179 @@
+//! The board top: the 100 MHz clock (P7), the reset button (rst_n, P8, active low) through a
+//! synchroniser, the USB-UART (FPGA input usb_rx P14, output usb_tx M9), the protocol bridge, an AQM
+//! core, and eight LEDs. [`board_top!`] instantiates it for a core type; every core has the same ports.
+//!
+//! LEDs (0..7): heartbeat, frame answered, frame refused, enqueued, CE-marked, early drop, tail drop,
+//! departure; each event stretched to about 50 ms.
+
+use rust_hdl::prelude::*;
+
+/// Which Alchitry Cu revision: the LED pins differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoardRev {
+    V1,
+    V2,
+}
+
+impl BoardRev {
+    /// LED pins 0..7.
+    pub fn led_pins(self) -> [&'static str; 8] {
+        match self {
+            BoardRev::V1 => ["J11", "K11", "K12", "K14", "L12", "L14", "M12", "N14"],
+            BoardRev::V2 => ["J11", "K11", "G12", "H12", "K14", "J12", "L14", "K12"],
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<BoardRev> {
+        match s {
+            "v1" | "V1" | "1" => Some(BoardRev::V1),
+            "v2" | "V2" | "2" => Some(BoardRev::V2),
+            _ => None,
+        }
+    }
+}
+
+/// Stretches one-cycle events to ~50 ms at 100 MHz so that an LED shows them.
+#[derive(LogicBlock, Default)]
+pub struct Stretch {
+    pub clock: Signal<In, Clock>,
+    pub pulse: Signal<In, Bit>,
+    pub led: Signal<Out, Bit>,
+    count: DFF<Bits<23>>,
+}
+
+impl Logic for Stretch {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, count);
+        if self.count.q.val().any() {
+            self.count.d.next = self.count.q.val() - 1;
+        }
+        if self.pulse.val() {
+            self.count.d.next = 5_000_000u64.into();
+        }
+        self.led.next = self.count.q.val().any();
+    }
+}
+
+/// Defines a board top type `$name<CPB>` around the core type `$core` (verdict latency `$vlat`, ID
+/// register value `$id`, capacity `$cap`).
+#[macro_export]
+macro_rules! board_top {
+    ($name:ident, $core:ty, $vlat:expr, $id:expr, $cap:expr) => {
+        #[derive(LogicBlock, Default)]
+        pub struct $name<const CPB: u64> {
+            pub clock: Signal<In, Clock>,
+            /// The reset button, active low.
+            pub rst_n: Signal<In, Bit>,
+            pub usb_rx: Signal<In, Bit>,
+            pub usb_tx: Signal<Out, Bit>,
+            pub leds: Signal<Out, Bits<8>>,
+            rs1: DFF<Bit>,
+            rs2: DFF<Bit>,
+            heartbeat: DFF<Bits<26>>,
+            rx: $crate::uart::UartRx<CPB>,
+            tx: $crate::uart::UartTx<CPB>,
+            bridge: $crate::bridge::Bridge<CPB, { $vlat }, { $id }, { $cap }>,
+            core: $core,
+            s_ok: $crate::top::Stretch,
+            s_err: $crate::top::Stretch,
+            s_enq: $crate::top::Stretch,
+            s_mark: $crate::top::Stretch,
+            s_early: $crate::top::Stretch,
+            s_tail: $crate::top::Stretch,
+            s_dep: $crate::top::Stretch,
+        }
+
+        impl<const CPB: u64> $name<CPB> {
+            /// The top with its pins placed for board revision `rev`.
+            pub fn new(rev: $crate::top::BoardRev) -> Self {
+                let mut t = Self::default();
+                t.clock = rust_hdl_bsp_alchitry_cu::pins::clock();
+                t.rst_n.add_location(0, "P8");
+                t.usb_rx.add_location(0, "P14");
+                t.usb_tx.add_location(0, "M9");
+                for (k, pin) in rev.led_pins().iter().enumerate() {
+                    t.leds.add_location(k, pin);
+                }
+                t
+            }
+        }
+
+        impl<const CPB: u64> Logic for $name<CPB> {
+            #[hdl_gen]
+            fn update(&mut self) {
+                dff_setup!(self, clock, rs1, rs2, heartbeat);
+                clock!(self, clock, rx, tx, bridge, core, s_ok, s_err, s_enq, s_mark, s_early, s_tail, s_dep);
+                // Reset synchroniser: asserted at once, released on the clock.
+                self.rs1.d.next = !self.rst_n.val();
+                self.rs2.d.next = self.rs1.q.val();
+                self.rx.rst.next = self.rs2.q.val();
+                self.tx.rst.next = self.rs2.q.val();
+                self.bridge.rst.next = self.rs2.q.val();
+                self.heartbeat.d.next = self.heartbeat.q.val() + 1;
+
+                self.rx.rx.next = self.usb_rx.val();
+                self.usb_tx.next = self.tx.tx.val();
+                self.bridge.rx_data.next = self.rx.data.val();
+                self.bridge.rx_valid.next = self.rx.valid.val();
+                self.tx.data.next = self.bridge.tx_data.val();
+                self.tx.valid.next = self.bridge.tx_valid.val();
+                self.bridge.tx_ready.next = self.tx.ready.val();
+
+                self.core.rst.next = self.bridge.core_rst.val();
+                self.core.now.next = self.bridge.now.val();
+                self.core.in_valid.next = self.bridge.in_valid.val();
+                self.core.in_len.next = self.bridge.in_len.val();
+                self.core.in_ecn.next = self.bridge.in_ecn.val();
+                self.core.in_tag.next = self.bridge.in_tag.val();
+                self.bridge.in_ready.next = self.core.in_ready.val();
+                self.bridge.verdict_valid.next = self.core.verdict_valid.val();
+                self.bridge.verdict_tag.next = self.core.verdict_tag.val();
+                self.bridge.verdict_code.next = self.core.verdict_code.val();
+                self.bridge.verdict_queue.next = self.core.verdict_queue.val();
+                self.bridge.out_valid.next = self.core.out_valid.val();
+                self.core.out_ready.next = self.bridge.out_ready.val();
+                self.bridge.out_len.next = self.core.out_len.val();
+                self.bridge.out_ecn.next = self.core.out_ecn.val();
+                self.bridge.out_tag.next = self.core.out_tag.val();
+                self.bridge.out_sojourn.next = self.core.out_sojourn.val();
+                self.bridge.out_queue.next = self.core.out_queue.val();
+                self.bridge.out_drop.next = self.core.out_drop.val();
+                self.core.reg_addr.next = self.bridge.reg_addr.val();
+                self.core.reg_wdata.next = self.bridge.reg_wdata.val();
+                self.core.reg_we.next = self.bridge.reg_we.val();
+                self.core.reg_re.next = self.bridge.reg_re.val();
+                self.bridge.reg_rdata.next = self.core.reg_rdata.val();
+                self.bridge.reg_rvalid.next = self.core.reg_rvalid.val();
+                self.bridge.reg_err.next = self.core.reg_err.val();
+
+                self.s_ok.pulse.next = self.bridge.frame_ok.val();
+                self.s_err.pulse.next = self.bridge.frame_err.val();
+                self.s_enq.pulse.next = self.core.verdict_valid.val() & (self.core.verdict_code.val() == 0);
+                self.s_mark.pulse.next = self.core.verdict_valid.val() & (self.core.verdict_code.val() == 1);
+                self.s_early.pulse.next = self.core.verdict_valid.val() & (self.core.verdict_code.val() == 2);
+                self.s_tail.pulse.next = self.core.verdict_valid.val() & (self.core.verdict_code.val() == 3);
+                self.s_dep.pulse.next = self.core.out_valid.val() & self.bridge.out_ready.val();
+                self.leds.next = bit_cast::<8, 1>(self.heartbeat.q.val().get_bit(25).into())
+                    | (bit_cast::<8, 1>(self.s_ok.led.val().into()) << 1)
+                    | (bit_cast::<8, 1>(self.s_err.led.val().into()) << 2)
+                    | (bit_cast::<8, 1>(self.s_enq.led.val().into()) << 3)
+                    | (bit_cast::<8, 1>(self.s_mark.led.val().into()) << 4)
+                    | (bit_cast::<8, 1>(self.s_early.led.val().into()) << 5)
+                    | (bit_cast::<8, 1>(self.s_tail.led.val().into()) << 6)
+                    | (bit_cast::<8, 1>(self.s_dep.led.val().into()) << 7);
+            }
+        }
+    };
+}
+
+board_top!(
+    BoardPie,
+    aqm_hdl::pie::core::PieCore,
+    aqm_hdl::pie::ingress::VERDICT_LATENCY,
+    aqm_golden::pie::regs::PIE_ID as u64,
+    aqm_golden::pie::regs::CAPACITY as u64
+);
+
+/// Cycles per UART bit of the board: 100 MHz / 1 Mbaud.
+pub const BOARD_CPB: u64 = 100;
