@@ -5,7 +5,10 @@ fn w<B: Block>(name: &str, mut b: B) {
     std::fs::write(format!("/tmp/blk/{name}/top.v"), generate_verilog(&b)).unwrap();
 }
 fn main() {
-    w("bridge", aqm_bsp::bridge::Bridge::<100, 5, 0x50494531, 1024>::default());
+    w(
+        "bridge",
+        aqm_bsp::bridge::Bridge::<100, 5, 0x50494531, 1024>::default(),
+    );
     w("stretch", aqm_bsp::top::Stretch::default());
     w("uartrx", aqm_bsp::uart::UartRx::<100>::default());
 }

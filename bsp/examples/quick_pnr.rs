@@ -4,5 +4,9 @@ fn main() {
     t.connect_all();
     std::fs::create_dir_all("/tmp/board").unwrap();
     std::fs::write("/tmp/board/top.v", generate_verilog(&t)).unwrap();
-    std::fs::write("/tmp/board/top.pcf", rust_hdl::fpga::toolchains::icestorm::generate_pcf(&t)).unwrap();
+    std::fs::write(
+        "/tmp/board/top.pcf",
+        rust_hdl::fpga::toolchains::icestorm::generate_pcf(&t),
+    )
+    .unwrap();
 }

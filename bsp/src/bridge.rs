@@ -10,7 +10,7 @@
 //! The core's `out_ready` stays high, so departures never wait for the UART: instead the executor
 //! admits a descriptor only when the departure FIFO has room for every packet the core still holds (and
 //! the verdict FIFO for every verdict in flight). Verdicts come a fixed `VLAT` cycles after acceptance,
-//! so each is stamped with its acceptance cycle without a FIFO of its own.
+//! so each is stamped with the time it comes out and the host subtracts the latency (HELLO reports it).
 
 use aqm_hdl::desc_queue::DescQueue;
 use aqm_hdl::konst::K;
@@ -93,7 +93,6 @@ pub struct Bridge<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64
     wait_cnt: DFF<Bits<2>>,
     write_cycle: DFF<Bits<40>>,
     inj_done: DFF<Bits<8>>,
-    cycle: DFF<Bits<40>>,
     now_r: DFF<Bits<40>>,
     in_core: DFF<Bits<16>>,
     resp_pending: DFF<Bit>,
@@ -107,6 +106,10 @@ pub struct Bridge<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64
     tidx: DFF<Bits<8>>,
     tcrc: DFF<Bits<8>>,
     ok_pulse: DFF<Bit>,
+    rst_r: DFF<Bit>,
+    offer: DFF<Bit>,
+    we_r: DFF<Bit>,
+    re_r: DFF<Bit>,
     err_pulse: DFF<Bit>,
     payload: RAM<Bits<8>, 8>,
     verdicts: DescQueue<59, 8, 9>,
@@ -128,7 +131,7 @@ pub struct Bridge<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64
     dropped: Signal<Local, Bit>,
     departed: Signal<Local, Bit>,
     cpb: K<16, CPB>,
-    vlat: K<40, VLAT>,
+    vlat: K<8, VLAT>,
     core_id: K<32, ID>,
     capacity: K<16, CAP>,
     sync: K<8, { SYNC as u64 }>,
@@ -156,9 +159,36 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rstate, len, command, crc, pidx, idle_cnt, fcnt, fbase, fsh, wait_cnt,
-            write_cycle, inj_done, cycle, now_r, in_core, resp_pending, resp_kind, rdata, err_code,
-            tstate, tkind, tidx, tcrc, ok_pulse, err_pulse
+            self,
+            clock,
+            rstate,
+            len,
+            command,
+            crc,
+            pidx,
+            idle_cnt,
+            fcnt,
+            fbase,
+            fsh,
+            wait_cnt,
+            write_cycle,
+            inj_done,
+            now_r,
+            in_core,
+            resp_pending,
+            resp_kind,
+            rdata,
+            err_code,
+            tstate,
+            tkind,
+            tidx,
+            tcrc,
+            ok_pulse,
+            err_pulse,
+            rst_r,
+            offer,
+            we_r,
+            re_r
         );
         clock!(self, clock, verdicts, departs);
         self.payload.read_clock.next = self.clock.val();
@@ -166,16 +196,18 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
         self.verdicts.rst.next = self.rst.val();
         self.departs.rst.next = self.rst.val();
 
-        // Time: cycles since START, and the core's now in ns.
-        self.cycle.d.next = self.cycle.q.val() + 1;
+        // Time since START in ns: 10 per cycle (the START cycle is 0).
         self.now_r.d.next = self.now_r.q.val() + 10;
         self.now.next = bit_cast::<64, 40>(self.now_r.q.val());
 
-        // Defaults of the core-facing and internal strobes.
-        self.core_rst.next = false;
-        self.in_valid.next = false;
-        self.reg_we.next = false;
-        self.reg_re.next = false;
+        // Everything the core sees comes straight from a register.
+        self.core_rst.next = self.rst_r.q.val();
+        self.in_valid.next = self.offer.q.val();
+        self.reg_we.next = self.we_r.q.val();
+        self.reg_re.next = self.re_r.q.val();
+        self.rst_r.d.next = false;
+        self.we_r.d.next = false;
+        self.re_r.d.next = false;
         self.reg_addr.next = self.fsh.q.val().get_bits::<8>(0);
         self.reg_wdata.next = self.fsh.q.val().get_bits::<32>(8);
         self.in_len.next = self.fsh.q.val().get_bits::<16>(0);
@@ -192,9 +224,15 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
         // CRC-8 (0x07) of one more received byte, as an XOR network.
         self.crc_t.next = self.crc.q.val() ^ self.rx_data.val();
         self.crc_n.next = bit_cast::<8, 1>(
-            (self.crc_t.val().get_bit(0) ^ self.crc_t.val().get_bit(6) ^ self.crc_t.val().get_bit(7)).into(),
+            (self.crc_t.val().get_bit(0)
+                ^ self.crc_t.val().get_bit(6)
+                ^ self.crc_t.val().get_bit(7))
+            .into(),
         ) | (bit_cast::<8, 1>(
-            (self.crc_t.val().get_bit(0) ^ self.crc_t.val().get_bit(1) ^ self.crc_t.val().get_bit(6)).into(),
+            (self.crc_t.val().get_bit(0)
+                ^ self.crc_t.val().get_bit(1)
+                ^ self.crc_t.val().get_bit(6))
+            .into(),
         ) << 1)
             | (bit_cast::<8, 1>(
                 (self.crc_t.val().get_bit(0)
@@ -211,16 +249,28 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
                 .into(),
             ) << 3)
             | (bit_cast::<8, 1>(
-                (self.crc_t.val().get_bit(2) ^ self.crc_t.val().get_bit(3) ^ self.crc_t.val().get_bit(4)).into(),
+                (self.crc_t.val().get_bit(2)
+                    ^ self.crc_t.val().get_bit(3)
+                    ^ self.crc_t.val().get_bit(4))
+                .into(),
             ) << 4)
             | (bit_cast::<8, 1>(
-                (self.crc_t.val().get_bit(3) ^ self.crc_t.val().get_bit(4) ^ self.crc_t.val().get_bit(5)).into(),
+                (self.crc_t.val().get_bit(3)
+                    ^ self.crc_t.val().get_bit(4)
+                    ^ self.crc_t.val().get_bit(5))
+                .into(),
             ) << 5)
             | (bit_cast::<8, 1>(
-                (self.crc_t.val().get_bit(4) ^ self.crc_t.val().get_bit(5) ^ self.crc_t.val().get_bit(6)).into(),
+                (self.crc_t.val().get_bit(4)
+                    ^ self.crc_t.val().get_bit(5)
+                    ^ self.crc_t.val().get_bit(6))
+                .into(),
             ) << 6)
             | (bit_cast::<8, 1>(
-                (self.crc_t.val().get_bit(5) ^ self.crc_t.val().get_bit(6) ^ self.crc_t.val().get_bit(7)).into(),
+                (self.crc_t.val().get_bit(5)
+                    ^ self.crc_t.val().get_bit(6)
+                    ^ self.crc_t.val().get_bit(7))
+                .into(),
             ) << 7);
 
         // Admission: room in the event FIFOs for everything the core may still report.
@@ -314,11 +364,9 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
                         self.fail.next = true;
                         self.fail_code.next = 4.into();
                     } else {
-                        // This cycle is the core's reset cycle and cycle 0, at time 0.
-                        self.core_rst.next = true;
-                        self.now.next = 0.into();
-                        self.cycle.d.next = 1.into();
-                        self.now_r.d.next = 10.into();
+                        // The next cycle is the core's reset cycle, at time 0.
+                        self.rst_r.d.next = true;
+                        self.now_r.d.next = 0.into();
                         self.in_core.d.next = 0.into();
                         self.resp_pending.d.next = true;
                         self.resp_kind.d.next = 3.into();
@@ -380,11 +428,12 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
                 if self.fcnt.q.val() == 6 {
                     self.fcnt.d.next = 0.into();
                     if self.command.q.val() == self.c_read.val() {
-                        self.reg_re.next = true;
+                        self.re_r.d.next = true;
                         self.rstate.d.next = RxState::ReadWait;
                     } else if self.command.q.val() == self.c_write.val() {
-                        self.reg_we.next = true;
-                        self.write_cycle.d.next = self.cycle.q.val();
+                        // The core sees the write next cycle, at now + 10 ns.
+                        self.we_r.d.next = true;
+                        self.write_cycle.d.next = self.now_r.q.val() + 10;
                         self.wait_cnt.d.next = 0.into();
                         self.rstate.d.next = RxState::WriteWait;
                     } else {
@@ -418,8 +467,12 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
                 }
             }
             RxState::InjectOffer => {
-                self.in_valid.next = self.room.val();
-                if self.room.val() & self.in_ready.val() {
+                // Offer when the event FIFOs have room; the core takes it when in_ready.
+                if !self.offer.q.val() {
+                    self.offer.d.next = self.room.val();
+                }
+                if self.offer.q.val() & self.in_ready.val() {
+                    self.offer.d.next = false;
                     self.accept.next = true;
                     self.inj_done.d.next = self.inj_done.q.val() + 1;
                     self.fbase.d.next = self.fbase.q.val() + 5;
@@ -460,9 +513,10 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
             self.rstate.d.next = RxState::Respond;
         }
 
-        // Events into their FIFOs. Verdicts are stamped with the cycle their descriptor was accepted.
+        // Events into their FIFOs. Verdicts are stamped with the time they come out: the descriptor was
+        // accepted `VLAT` cycles earlier.
         self.verdicts.push.next = self.verdict_valid.val();
-        self.verdicts.push_data.next = (bit_cast::<59, 40>(self.cycle.q.val() - self.vlat.val()) << 19)
+        self.verdicts.push_data.next = (bit_cast::<59, 40>(self.now_r.q.val()) << 19)
             | (bit_cast::<59, 1>(self.verdict_queue.val().into()) << 18)
             | (bit_cast::<59, 2>(self.verdict_code.val()) << 16)
             | bit_cast::<59, 16>(self.verdict_tag.val());
@@ -502,7 +556,7 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
         self.tcmd.next = self.r_start.val();
         match self.tkind.q.val().index() {
             0 => {
-                self.tlen.next = 15.into();
+                self.tlen.next = 16.into();
                 self.tcmd.next = self.r_hello.val();
             }
             1 => {
@@ -578,8 +632,11 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
                 13 => {
                     self.tbyte.next = self.depth.val().get_bits::<8>(0);
                 }
-                _ => {
+                14 => {
                     self.tbyte.next = self.depth.val().get_bits::<8>(8);
+                }
+                _ => {
+                    self.tbyte.next = self.vlat.val();
                 }
             },
             1 => match self.k.val().index() {
@@ -637,7 +694,8 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
                     self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(8);
                 }
                 2 => {
-                    self.tbyte.next = bit_cast::<8, 3>(self.verdicts.head_data.val().get_bits::<3>(16));
+                    self.tbyte.next =
+                        bit_cast::<8, 3>(self.verdicts.head_data.val().get_bits::<3>(16));
                 }
                 3 => {
                     self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(19);
@@ -670,7 +728,8 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
                     self.tbyte.next = self.departs.head_data.val().get_bits::<8>(24);
                 }
                 4 => {
-                    self.tbyte.next = bit_cast::<8, 4>(self.departs.head_data.val().get_bits::<4>(32));
+                    self.tbyte.next =
+                        bit_cast::<8, 4>(self.departs.head_data.val().get_bits::<4>(32));
                 }
                 5 => {
                     self.tbyte.next = self.departs.head_data.val().get_bits::<8>(36);
@@ -704,9 +763,15 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
         self.tx_data.next = self.tbyte.val();
         self.tcrc_t.next = self.tcrc.q.val() ^ self.tbyte.val();
         self.tcrc_n.next = bit_cast::<8, 1>(
-            (self.tcrc_t.val().get_bit(0) ^ self.tcrc_t.val().get_bit(6) ^ self.tcrc_t.val().get_bit(7)).into(),
+            (self.tcrc_t.val().get_bit(0)
+                ^ self.tcrc_t.val().get_bit(6)
+                ^ self.tcrc_t.val().get_bit(7))
+            .into(),
         ) | (bit_cast::<8, 1>(
-            (self.tcrc_t.val().get_bit(0) ^ self.tcrc_t.val().get_bit(1) ^ self.tcrc_t.val().get_bit(6)).into(),
+            (self.tcrc_t.val().get_bit(0)
+                ^ self.tcrc_t.val().get_bit(1)
+                ^ self.tcrc_t.val().get_bit(6))
+            .into(),
         ) << 1)
             | (bit_cast::<8, 1>(
                 (self.tcrc_t.val().get_bit(0)
@@ -723,16 +788,28 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
                 .into(),
             ) << 3)
             | (bit_cast::<8, 1>(
-                (self.tcrc_t.val().get_bit(2) ^ self.tcrc_t.val().get_bit(3) ^ self.tcrc_t.val().get_bit(4)).into(),
+                (self.tcrc_t.val().get_bit(2)
+                    ^ self.tcrc_t.val().get_bit(3)
+                    ^ self.tcrc_t.val().get_bit(4))
+                .into(),
             ) << 4)
             | (bit_cast::<8, 1>(
-                (self.tcrc_t.val().get_bit(3) ^ self.tcrc_t.val().get_bit(4) ^ self.tcrc_t.val().get_bit(5)).into(),
+                (self.tcrc_t.val().get_bit(3)
+                    ^ self.tcrc_t.val().get_bit(4)
+                    ^ self.tcrc_t.val().get_bit(5))
+                .into(),
             ) << 5)
             | (bit_cast::<8, 1>(
-                (self.tcrc_t.val().get_bit(4) ^ self.tcrc_t.val().get_bit(5) ^ self.tcrc_t.val().get_bit(6)).into(),
+                (self.tcrc_t.val().get_bit(4)
+                    ^ self.tcrc_t.val().get_bit(5)
+                    ^ self.tcrc_t.val().get_bit(6))
+                .into(),
             ) << 6)
             | (bit_cast::<8, 1>(
-                (self.tcrc_t.val().get_bit(5) ^ self.tcrc_t.val().get_bit(6) ^ self.tcrc_t.val().get_bit(7)).into(),
+                (self.tcrc_t.val().get_bit(5)
+                    ^ self.tcrc_t.val().get_bit(6)
+                    ^ self.tcrc_t.val().get_bit(7))
+                .into(),
             ) << 7);
         match self.tstate.q.val() {
             TxState::Idle => {
@@ -777,14 +854,16 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
         self.frame_ok.next = self.ok_pulse.q.val();
         self.frame_err.next = self.err_pulse.q.val();
         if self.rst.val() {
+            self.rst_r.d.next = true;
+            self.offer.d.next = false;
+            self.we_r.d.next = false;
+            self.re_r.d.next = false;
             self.rstate.d.next = RxState::Idle;
             self.tstate.d.next = TxState::Idle;
             self.resp_pending.d.next = false;
-            self.cycle.d.next = 0.into();
             self.now_r.d.next = 0.into();
             self.in_core.d.next = 0.into();
             self.idle_cnt.d.next = 0.into();
-            self.core_rst.next = true;
         }
     }
 }

@@ -32,24 +32,26 @@ impl BoardRev {
     }
 }
 
-/// Stretches one-cycle events to ~50 ms at 100 MHz so that an LED shows them.
+/// Stretches one-cycle events to 4 to 5 ticks of the shared ~10 ms prescaler so that an LED shows them.
 #[derive(LogicBlock, Default)]
 pub struct Stretch {
     pub clock: Signal<In, Clock>,
     pub pulse: Signal<In, Bit>,
+    /// One cycle every 2^20 cycles (10.5 ms at 100 MHz).
+    pub tick: Signal<In, Bit>,
     pub led: Signal<Out, Bit>,
-    count: DFF<Bits<23>>,
+    count: DFF<Bits<3>>,
 }
 
 impl Logic for Stretch {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, count);
-        if self.count.q.val().any() {
+        if self.tick.val() & self.count.q.val().any() {
             self.count.d.next = self.count.q.val() - 1;
         }
         if self.pulse.val() {
-            self.count.d.next = 5_000_000u64.into();
+            self.count.d.next = 5.into();
         }
         self.led.next = self.count.q.val().any();
     }
@@ -70,7 +72,9 @@ macro_rules! board_top {
             pub leds: Signal<Out, Bits<8>>,
             rs1: DFF<Bit>,
             rs2: DFF<Bit>,
-            heartbeat: DFF<Bits<26>>,
+            prescale: DFF<Bits<20>>,
+            tick: DFF<Bit>,
+            heartbeat: DFF<Bits<6>>,
             rx: $crate::uart::UartRx<CPB>,
             tx: $crate::uart::UartTx<CPB>,
             bridge: $crate::bridge::Bridge<CPB, { $vlat }, { $id }, { $cap }>,
@@ -102,15 +106,30 @@ macro_rules! board_top {
         impl<const CPB: u64> Logic for $name<CPB> {
             #[hdl_gen]
             fn update(&mut self) {
-                dff_setup!(self, clock, rs1, rs2, heartbeat);
-                clock!(self, clock, rx, tx, bridge, core, s_ok, s_err, s_enq, s_mark, s_early, s_tail, s_dep);
+                dff_setup!(self, clock, rs1, rs2, prescale, tick, heartbeat);
+                clock!(
+                    self, clock, rx, tx, bridge, core, s_ok, s_err, s_enq, s_mark, s_early, s_tail,
+                    s_dep
+                );
                 // Reset synchroniser: asserted at once, released on the clock.
                 self.rs1.d.next = !self.rst_n.val();
                 self.rs2.d.next = self.rs1.q.val();
                 self.rx.rst.next = self.rs2.q.val();
                 self.tx.rst.next = self.rs2.q.val();
                 self.bridge.rst.next = self.rs2.q.val();
-                self.heartbeat.d.next = self.heartbeat.q.val() + 1;
+                // The LEDs' time base: a tick every 2^20 cycles; the heartbeat toggles every 32 ticks.
+                self.prescale.d.next = self.prescale.q.val() + 1;
+                self.tick.d.next = self.prescale.q.val().all();
+                if self.tick.q.val() {
+                    self.heartbeat.d.next = self.heartbeat.q.val() + 1;
+                }
+                self.s_ok.tick.next = self.tick.q.val();
+                self.s_err.tick.next = self.tick.q.val();
+                self.s_enq.tick.next = self.tick.q.val();
+                self.s_mark.tick.next = self.tick.q.val();
+                self.s_early.tick.next = self.tick.q.val();
+                self.s_tail.tick.next = self.tick.q.val();
+                self.s_dep.tick.next = self.tick.q.val();
 
                 self.rx.rx.next = self.usb_rx.val();
                 self.usb_tx.next = self.tx.tx.val();
@@ -149,12 +168,16 @@ macro_rules! board_top {
 
                 self.s_ok.pulse.next = self.bridge.frame_ok.val();
                 self.s_err.pulse.next = self.bridge.frame_err.val();
-                self.s_enq.pulse.next = self.core.verdict_valid.val() & (self.core.verdict_code.val() == 0);
-                self.s_mark.pulse.next = self.core.verdict_valid.val() & (self.core.verdict_code.val() == 1);
-                self.s_early.pulse.next = self.core.verdict_valid.val() & (self.core.verdict_code.val() == 2);
-                self.s_tail.pulse.next = self.core.verdict_valid.val() & (self.core.verdict_code.val() == 3);
+                self.s_enq.pulse.next =
+                    self.core.verdict_valid.val() & (self.core.verdict_code.val() == 0);
+                self.s_mark.pulse.next =
+                    self.core.verdict_valid.val() & (self.core.verdict_code.val() == 1);
+                self.s_early.pulse.next =
+                    self.core.verdict_valid.val() & (self.core.verdict_code.val() == 2);
+                self.s_tail.pulse.next =
+                    self.core.verdict_valid.val() & (self.core.verdict_code.val() == 3);
                 self.s_dep.pulse.next = self.core.out_valid.val() & self.bridge.out_ready.val();
-                self.leds.next = bit_cast::<8, 1>(self.heartbeat.q.val().get_bit(25).into())
+                self.leds.next = bit_cast::<8, 1>(self.heartbeat.q.val().get_bit(5).into())
                     | (bit_cast::<8, 1>(self.s_ok.led.val().into()) << 1)
                     | (bit_cast::<8, 1>(self.s_err.led.val().into()) << 2)
                     | (bit_cast::<8, 1>(self.s_enq.led.val().into()) << 3)
@@ -169,7 +192,7 @@ macro_rules! board_top {
 
 board_top!(
     BoardPie,
-    aqm_hdl::pie::core::PieCore,
+    aqm_hdl::pie::core::PieCore<{ aqm_hdl::pie::core::PIE_LITE }>,
     aqm_hdl::pie::ingress::VERDICT_LATENCY,
     aqm_golden::pie::regs::PIE_ID as u64,
     aqm_golden::pie::regs::CAPACITY as u64

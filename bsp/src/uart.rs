@@ -63,8 +63,8 @@ impl<const CPB: u64> Logic for UartRx<CPB> {
             RxState::Data => {
                 if self.cnt.q.val() == (self.cpb.val() - 1) {
                     self.cnt.d.next = 0.into();
-                    self.sh.d.next = (self.sh.q.val() >> 1)
-                        | (bit_cast::<8, 1>(self.s2.q.val().into()) << 7);
+                    self.sh.d.next =
+                        (self.sh.q.val() >> 1) | (bit_cast::<8, 1>(self.s2.q.val().into()) << 7);
                     self.bitn.d.next = self.bitn.q.val() + 1;
                     if self.bitn.q.val() == 7 {
                         self.state.d.next = RxState::Stop;
@@ -159,7 +159,10 @@ mod tests {
         let mut rx = UartRx::<CPB>::default();
         tx.connect_all();
         rx.connect_all();
-        let bytes: Vec<u8> = (0..=255u8).step_by(7).chain([0, 0xFF, 0x55, 0xAA]).collect();
+        let bytes: Vec<u8> = (0..=255u8)
+            .step_by(7)
+            .chain([0, 0xFF, 0x55, 0xAA])
+            .collect();
         let (mut sent, mut got) = (0usize, vec![]);
         for cycle in 0..(bytes.len() as u64 + 2) * 12 * CPB {
             tx.rst.next = cycle == 0;

@@ -1,6 +1,6 @@
 //! Verilog emission: the cores as `module top`, and their port lists for the Verilator binding.
 
-use crate::pie::core::PieCore;
+use crate::pie::core::{PieCore, PIE_FULL};
 use rust_hdl::core::atom::{Atom, AtomKind};
 use rust_hdl::core::probe::Probe;
 use rust_hdl::prelude::*;
@@ -70,7 +70,7 @@ pub fn emit<B: Block>(mut uut: B) -> Emitted {
 
 /// The PIE core.
 pub fn pie_core() -> Emitted {
-    emit(PieCore::default())
+    emit(PieCore::<PIE_FULL>::default())
 }
 
 /// Designs by name, for the command line and the build scripts.

@@ -11,9 +11,10 @@
 //! answered with an error has changed nothing. Between responses the board sends events (verdicts,
 //! departures) as they happen. [`TABLE`] documents every message; `bsp/PROTOCOL.md` is generated from it.
 //!
-//! Cycles are counted from the last START (the core's reset cycle is cycle 0) at the board's 100 MHz;
-//! the core's `now` is 10 ns times the cycle. With the reported cycles (START, every WRITE, every
-//! accepted descriptor) the host can rebuild the core's input on every cycle and check the board against
+//! Times are ns since the last START (the core's reset cycle, time 0); the core's `now` advances by 10 ns
+//! per cycle of the board's 100 MHz clock. With the reported times (START, every WRITE, every verdict,
+//! which comes a fixed latency after its descriptor was accepted) the host can rebuild the core's input
+//! on every cycle and check the board against
 //! the golden cycle model: the board keeps the core's `out_ready` high and admits a descriptor only when
 //! its event buffers have room for everything the core may still report, so nothing else varies.
 
@@ -86,7 +87,11 @@ impl fmt::Display for ErrorCode {
 pub fn crc8_byte(crc: u8, byte: u8) -> u8 {
     let mut c = crc ^ byte;
     for _ in 0..8 {
-        c = if c & 0x80 != 0 { (c << 1) ^ 0x07 } else { c << 1 };
+        c = if c & 0x80 != 0 {
+            (c << 1) ^ 0x07
+        } else {
+            c << 1
+        };
     }
     c
 }
@@ -110,7 +115,11 @@ impl Frame {
 
     /// The frame on the wire. Payloads longer than 255 bytes cannot be framed.
     pub fn encode(&self) -> Vec<u8> {
-        assert!(self.payload.len() <= 255, "payload of {} bytes", self.payload.len());
+        assert!(
+            self.payload.len() <= 255,
+            "payload of {} bytes",
+            self.payload.len()
+        );
         let mut v = vec![SYNC, self.payload.len() as u8, self.cmd];
         v.extend_from_slice(&self.payload);
         v.push(crc8(&v[1..]));
@@ -123,7 +132,9 @@ impl Frame {
 pub enum Decoded {
     Frame(Frame),
     /// A complete frame whose CRC did not match (it is discarded).
-    BadCrc { cmd: u8 },
+    BadCrc {
+        cmd: u8,
+    },
 }
 
 /// Reassembles frames from a byte stream; bytes outside frames are skipped.
@@ -205,17 +216,43 @@ pub enum Message {
         cycles_per_bit: u16,
         capacity: u16,
         event_depth: u16,
+        /// Cycles from a descriptor's acceptance to its verdict.
+        verdict_latency: u8,
     },
-    ReadOk { addr: u8, value: u32 },
-    WriteOk { addr: u8, cycle: u64 },
+    ReadOk {
+        addr: u8,
+        value: u32,
+    },
+    /// The core took the write at `time` ns.
+    WriteOk {
+        addr: u8,
+        time: u64,
+    },
     StartOk,
-    InjectOk { count: u8 },
-    /// A descriptor's verdict: the cycle it was accepted and the core's 2-bit verdict code (and, from the
-    /// DualPI2 core, its class).
-    Verdict { tag: u16, code: u8, queue: u8, accepted: u64 },
+    InjectOk {
+        count: u8,
+    },
+    /// A descriptor's verdict: the core's 2-bit verdict code (and, from the DualPI2 core, its class) and
+    /// the time (ns) it came out, `verdict_latency` cycles after the descriptor was accepted.
+    Verdict {
+        tag: u16,
+        code: u8,
+        queue: u8,
+        time: u64,
+    },
     /// A descriptor left the core: its ECN as it left, whether it was dropped at dequeue, its queue.
-    Depart { tag: u16, len: u16, ecn: u8, dropped: bool, queue: u8, sojourn_ns: u64 },
-    Error { cmd: u8, code: u8 },
+    Depart {
+        tag: u16,
+        len: u16,
+        ecn: u8,
+        dropped: bool,
+        queue: u8,
+        sojourn_ns: u64,
+    },
+    Error {
+        cmd: u8,
+        code: u8,
+    },
 }
 
 impl Message {
@@ -225,13 +262,14 @@ impl Message {
         let n = |at, len| read_le(p, at, len);
         let exact = |len: usize| p.len() == len;
         Some(match f.cmd {
-            c if c == cmd::HELLO | cmd::RESPONSE && exact(15) => Message::Hello {
+            c if c == cmd::HELLO | cmd::RESPONSE && exact(16) => Message::Hello {
                 version: p[0],
                 core_id: n(1, 4)? as u32,
                 clock_hz: n(5, 4)? as u32,
                 cycles_per_bit: n(9, 2)? as u16,
                 capacity: n(11, 2)? as u16,
                 event_depth: n(13, 2)? as u16,
+                verdict_latency: p[15],
             },
             c if c == cmd::READ | cmd::RESPONSE && exact(5) => Message::ReadOk {
                 addr: p[0],
@@ -239,7 +277,7 @@ impl Message {
             },
             c if c == cmd::WRITE | cmd::RESPONSE && exact(6) => Message::WriteOk {
                 addr: p[0],
-                cycle: n(1, 5)?,
+                time: n(1, 5)?,
             },
             c if c == cmd::START | cmd::RESPONSE && exact(0) => Message::StartOk,
             c if c == cmd::INJECT | cmd::RESPONSE && exact(1) => Message::InjectOk { count: p[0] },
@@ -247,7 +285,7 @@ impl Message {
                 tag: n(0, 2)? as u16,
                 code: p[2] & 3,
                 queue: p[2] >> 2 & 1,
-                accepted: n(3, 5)?,
+                time: n(3, 5)?,
             },
             cmd::DEPART if exact(10) => Message::Depart {
                 tag: n(0, 2)? as u16,
@@ -257,7 +295,10 @@ impl Message {
                 queue: p[4] >> 3 & 1,
                 sojourn_ns: n(5, 5)?,
             },
-            cmd::ERROR if exact(2) => Message::Error { cmd: p[0], code: p[1] },
+            cmd::ERROR if exact(2) => Message::Error {
+                cmd: p[0],
+                code: p[1],
+            },
             _ => return None,
         })
     }
@@ -275,16 +316,16 @@ pub struct MessageDoc {
 /// Every message, for `bsp/PROTOCOL.md`.
 pub const TABLE: &[MessageDoc] = &[
     MessageDoc { name: "HELLO", direction: "host -> board", cmd: cmd::HELLO, payload: "(none)", doc: "who is there" },
-    MessageDoc { name: "HELLO_OK", direction: "board -> host", cmd: cmd::HELLO | cmd::RESPONSE, payload: "version u8, core_id u32 (the core's ID register), clock_hz u32, cycles_per_bit u16, capacity u16 (descriptor FIFO), event_depth u16", doc: "answer to HELLO" },
+    MessageDoc { name: "HELLO_OK", direction: "board -> host", cmd: cmd::HELLO | cmd::RESPONSE, payload: "version u8, core_id u32 (the core's ID register), clock_hz u32, cycles_per_bit u16, capacity u16 (descriptor FIFO), event_depth u16, verdict_latency u8 (cycles)", doc: "answer to HELLO" },
     MessageDoc { name: "READ", direction: "host -> board", cmd: cmd::READ, payload: "addr u8", doc: "read a core register" },
     MessageDoc { name: "READ_OK", direction: "board -> host", cmd: cmd::READ | cmd::RESPONSE, payload: "addr u8, value u32", doc: "the value (an unmapped address gives ERROR 5)" },
     MessageDoc { name: "WRITE", direction: "host -> board", cmd: cmd::WRITE, payload: "addr u8, value u32", doc: "write a core register" },
-    MessageDoc { name: "WRITE_OK", direction: "board -> host", cmd: cmd::WRITE | cmd::RESPONSE, payload: "addr u8, cycle u40", doc: "taken by the core at that cycle (a refused write gives ERROR 5 and changes nothing)" },
-    MessageDoc { name: "START", direction: "host -> board", cmd: cmd::START, payload: "(none)", doc: "reset the core (parameters included) and the cycle counter: this cycle is cycle 0" },
+    MessageDoc { name: "WRITE_OK", direction: "board -> host", cmd: cmd::WRITE | cmd::RESPONSE, payload: "addr u8, time u40 (ns)", doc: "taken by the core at that time (a refused write gives ERROR 5 and changes nothing)" },
+    MessageDoc { name: "START", direction: "host -> board", cmd: cmd::START, payload: "(none)", doc: "reset the core (parameters included) and the clock: the reset cycle is time 0" },
     MessageDoc { name: "START_OK", direction: "board -> host", cmd: cmd::START | cmd::RESPONSE, payload: "(none)", doc: "done" },
     MessageDoc { name: "INJECT", direction: "host -> board", cmd: cmd::INJECT, payload: "1..=32 x (len u16, ecn u8, tag u16)", doc: "offer descriptors to the core's ingress, in order" },
     MessageDoc { name: "INJECT_OK", direction: "board -> host", cmd: cmd::INJECT | cmd::RESPONSE, payload: "count u8", doc: "all were accepted by the core" },
-    MessageDoc { name: "VERDICT", direction: "board -> host", cmd: cmd::VERDICT, payload: "tag u16, code u8 (bits 1:0 verdict 0 enqueue 1 mark 2 early drop 3 tail drop; bit 2 queue L), accepted cycle u40", doc: "event: one per accepted descriptor" },
+    MessageDoc { name: "VERDICT", direction: "board -> host", cmd: cmd::VERDICT, payload: "tag u16, code u8 (bits 1:0 verdict 0 enqueue 1 mark 2 early drop 3 tail drop; bit 2 queue L), time u40 (ns; the descriptor was accepted verdict_latency cycles earlier)", doc: "event: one per accepted descriptor" },
     MessageDoc { name: "DEPART", direction: "board -> host", cmd: cmd::DEPART, payload: "tag u16, len u16, flags u8 (bits 1:0 ECN as it left, bit 2 dropped at dequeue, bit 3 queue L), sojourn u40 (ns)", doc: "event: one per enqueued descriptor" },
     MessageDoc { name: "ERROR", direction: "board -> host", cmd: cmd::ERROR, payload: "cmd u8, code u8 (1 bad CRC, 2 truncated, 3 unknown command, 4 bad payload length, 5 register access rejected)", doc: "the frame changed nothing" },
 ];
@@ -344,15 +385,33 @@ mod tests {
 
     #[test]
     fn events_decode() {
-        let v = Frame::new(cmd::VERDICT, [le(0x1234, 2), vec![0b110], le(99, 5)].concat());
+        let v = Frame::new(
+            cmd::VERDICT,
+            [le(0x1234, 2), vec![0b110], le(99, 5)].concat(),
+        );
         assert_eq!(
             Message::decode(&v),
-            Some(Message::Verdict { tag: 0x1234, code: 2, queue: 1, accepted: 99 })
+            Some(Message::Verdict {
+                tag: 0x1234,
+                code: 2,
+                queue: 1,
+                time: 99
+            })
         );
-        let d = Frame::new(cmd::DEPART, [le(7, 2), le(1500, 2), vec![0b1111], le(12345, 5)].concat());
+        let d = Frame::new(
+            cmd::DEPART,
+            [le(7, 2), le(1500, 2), vec![0b1111], le(12345, 5)].concat(),
+        );
         assert_eq!(
             Message::decode(&d),
-            Some(Message::Depart { tag: 7, len: 1500, ecn: 3, dropped: true, queue: 1, sojourn_ns: 12345 })
+            Some(Message::Depart {
+                tag: 7,
+                len: 1500,
+                ecn: 3,
+                dropped: true,
+                queue: 1,
+                sojourn_ns: 12345
+            })
         );
         assert_eq!(Message::decode(&Frame::new(cmd::VERDICT, vec![1, 2])), None);
     }

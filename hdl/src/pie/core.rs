@@ -25,11 +25,17 @@ use crate::desc_queue::DescQueue;
 use crate::prng::Prng;
 use rust_hdl::prelude::*;
 
+/// The core with bytemode in hardware.
+pub const PIE_FULL: u64 = 1;
+/// The core without the bytemode multiplier (BYTEMODE is then refused).
+pub const PIE_LITE: u64 = 0;
+
 /// Descriptor FIFO entries: `2^QUEUE_ADDR_BITS` (the LIMIT register's maximum).
 pub const QUEUE_ADDR_BITS: usize = 10;
 
+/// `BM` = 1: with the bytemode multiplier ([`PIE_FULL`]); 0: without ([`PIE_LITE`], the HX8K board).
 #[derive(LogicBlock, Default)]
-pub struct PieCore {
+pub struct PieCore<const BM: u64> {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset of the whole core, parameters included.
     pub rst: Signal<In, Bit>,
@@ -69,15 +75,15 @@ pub struct PieCore {
     pub link_busy: Signal<Out, Bit>,
 
     rst_i: Signal<Local, Bit>,
-    regs: PieRegs,
+    regs: PieRegs<BM>,
     ctrl: PieController,
-    ingress: PieIngress,
+    ingress: PieIngress<BM>,
     egress: PieEgress,
     queue: DescQueue<74, QUEUE_ADDR_BITS, 11>,
     prng: Prng,
 }
 
-impl Logic for PieCore {
+impl<const BM: u64> Logic for PieCore<BM> {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(self, clock, regs, ctrl, ingress, egress, queue, prng);
@@ -199,7 +205,7 @@ mod tests {
 
     #[test]
     fn is_synthesizable() {
-        let mut b = PieCore::default();
+        let mut b = PieCore::<PIE_FULL>::default();
         b.connect_all();
         yosys_validate("pie_core", &generate_verilog(&b)).unwrap();
     }

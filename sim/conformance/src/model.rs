@@ -1,7 +1,7 @@
 //! A core model is anything that takes one cycle's inputs and gives that cycle's outputs.
 
 use aqm_golden::pie::core::{PieCoreInputs, PieCoreModel, PieCoreOutputs};
-use aqm_hdl::pie::core::PieCore;
+use aqm_hdl::pie::core::{PieCore, PIE_FULL};
 use aqm_hdl::sim::{clock_edge, settle};
 use rust_hdl::prelude::*;
 
@@ -23,12 +23,12 @@ impl CoreModel for PieCoreModel {
 
 /// The rust-hdl simulation of the PIE core, driven without the threaded simulator.
 pub struct RustHdlPie {
-    core: Box<PieCore>,
+    core: Box<PieCore<PIE_FULL>>,
 }
 
 impl Default for RustHdlPie {
     fn default() -> Self {
-        let mut core = Box::<PieCore>::default();
+        let mut core = Box::<PieCore<PIE_FULL>>::default();
         core.connect_all();
         RustHdlPie { core }
     }

@@ -112,8 +112,16 @@ pub struct PieCoreModel {
 }
 
 impl PieCoreModel {
-    /// All registers at zero, as after power-on.
+    /// The core with the bytemode multiplier (`PieCore<PIE_FULL>`), all registers at zero as after
+    /// power-on.
     pub fn new() -> PieCoreModel {
+        let mut m = PieCoreModel::default();
+        m.regs.bytemode_hw = true;
+        m
+    }
+
+    /// The core without it (`PieCore<PIE_LITE>`, the HX8K board build): BYTEMODE = 1 is refused.
+    pub fn lite() -> PieCoreModel {
         PieCoreModel::default()
     }
 

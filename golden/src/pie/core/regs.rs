@@ -63,6 +63,8 @@ pub struct Readables {
 
 #[derive(Clone, Debug, Default)]
 pub struct Regs {
+    /// The core has the bytemode multiplier: BYTEMODE accepts 1.
+    pub bytemode_hw: bool,
     w_we: bool,
     w_addr: u8,
     w_data: u32,
@@ -112,6 +114,7 @@ impl Regs {
                 st.clear_counters = w & 2 != 0;
                 true
             }
+            addr::BYTEMODE => w <= self.bytemode_hw as u32,
             addr::MTU => {
                 let ok = ranged.is_some_and(|(lo, hi)| in_range(w, lo, hi));
                 st.mtu_we = ok;
