@@ -94,6 +94,7 @@ pub struct PieController {
     qold_r: DFF<Bits<34>>,
     next_r: DFF<Bits<40>>,
     dirty: DFF<Bit>,
+    fire_r: DFF<Bit>,
     upd: DFF<Bit>,
     decay_en: DFF<Bit>,
     qd: DFF<Bits<34>>,
@@ -205,13 +206,15 @@ impl Logic for PieController {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, bi, pass, prob_r, ppb_r, lt20_r, le10_r, qold_r, next_r, dirty,
-            upd, decay_en, qd, bnz, tgt, al, be, mtu_l, qlt, qolt, boost, qz, qoz, b0, b1, b2, b3,
-            b4, b5, r1, r2, a, b, ga, gb, gca, gcb, c1, c2, pd1, pd2, bc, dsign, c64, anyhi, b20,
-            b10, nz, rem, quo
+            fire_r, upd, decay_en, qd, bnz, tgt, al, be, mtu_l, qlt, qolt, boost, qz, qoz, b0, b1,
+            b2, b3, b4, b5, r1, r2, a, b, ga, gb, gca, gcb, c1, c2, pd1, pd2, bc, dsign, c64,
+            anyhi, b20, b10, nz, rem, quo
         );
         self.burst_reset.next = false;
         self.now40.next = self.now.val().get_bits::<40>(0);
+        // now >= next_update, modulo 2^40, registered: an update fires the cycle after it is due.
         self.fire_diff.next = self.now40.val() - self.next_r.q.val();
+        self.fire_r.d.next = !self.fire_diff.val().get_bit(39);
         self.i6.next = self.bi.q.val().get_bits::<6>(0);
         // Zero-extended copies, so that a 6-bit index always selects a defined bit.
         self.prob64.next = bit_cast::<64, 56>(self.prob_r.q.val());
@@ -353,7 +356,7 @@ impl Logic for PieController {
                     self.decay_en.d.next = false;
                     self.mtu_l.d.next = self.mtu.val();
                     self.start_decay.next = true;
-                } else if !self.fire_diff.val().get_bit(39) {
+                } else if self.fire_r.q.val() {
                     self.qd.d.next = self.qdelay.val();
                     self.bnz.d.next = self.backlog.val().any();
                     self.tgt.d.next = self.target.val();
@@ -590,7 +593,8 @@ impl Logic for PieController {
         self.qdelay_old.next = self.qold_r.q.val();
         self.next_update.next = self.next_r.q.val();
         self.busy.next = self.state.q.val() != CtrlState::Idle;
-        self.pending.next = self.dirty.q.val() | !self.fire_diff.val().get_bit(39);
+        self.pending.next =
+            self.dirty.q.val() | self.fire_r.q.val() | !self.fire_diff.val().get_bit(39);
         if self.rst.val() {
             self.state.d.next = CtrlState::Idle;
             self.prob_r.d.next = 0.into();
@@ -600,6 +604,7 @@ impl Logic for PieController {
             self.qold_r.d.next = 0.into();
             self.next_r.d.next = self.now40.val() + self.first_update.val();
             self.dirty.d.next = false;
+            self.fire_r.d.next = false;
             self.burst_reset.next = false;
         }
     }

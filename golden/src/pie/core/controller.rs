@@ -34,6 +34,8 @@ pub struct Controller {
     qdelay_old: u64,
     pub next_update: u64,
     dirty: bool,
+    /// now >= next_update, as it stood last cycle: an update fires the cycle after it is due.
+    fire: bool,
 }
 
 /// What happened at a clock edge, for coverage.
@@ -71,7 +73,7 @@ impl Controller {
             ppb: self.ppb,
             prob_lt20: self.lt20,
             prob_le10: self.le10,
-            pending: self.dirty || time_reached(now40, self.next_update),
+            pending: self.dirty || self.fire || time_reached(now40, self.next_update),
             burst_reset,
         }
     }
@@ -96,12 +98,14 @@ impl Controller {
         st: &Strobes,
     ) -> CtrlEvents {
         let mut ev = CtrlEvents::default();
+        let fire = self.fire;
+        self.fire = time_reached(now40, self.next_update);
         match self.job {
             None => {
                 if st.prob_we {
                     ev.recompute = !rst;
                     self.job = Some((RECOMPUTE_CYCLES - 1, Self::derived(st.prob_wdata, p.mtu)));
-                } else if time_reached(now40, self.next_update) {
+                } else if fire {
                     let mut vars = PieVars {
                         prob: self.prob,
                         qdelay,
