@@ -7,7 +7,7 @@ fn w<B: Block>(name: &str, mut b: B) {
 fn main() {
     w(
         "bridge",
-        aqm_bsp::bridge::Bridge::<100, 5, 0x50494531, 1024>::default(),
+        aqm_bsp::bridge::Bridge::<50, 20, 5, 0x50494531, 1024>::default(),
     );
     w("stretch", aqm_bsp::top::Stretch::default());
     w("uartrx", aqm_bsp::uart::UartRx::<100>::default());

@@ -38,10 +38,10 @@ pub enum TxState {
     Send,
 }
 
-/// `CPB`: UART cycles per bit (the frame timeout is 10 byte times); `VLAT`: the core's verdict latency;
-/// `ID`: the core's ID register value; `CAP`: its descriptor capacity.
+/// `CPB`: UART cycles per bit; `NSPC`: ns per clock cycle (the core's time step); `VLAT`: the core's
+/// verdict latency; `ID`: the core's ID register value; `CAP`: its descriptor capacity.
 #[derive(LogicBlock, Default)]
-pub struct Bridge<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> {
+pub struct Bridge<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP: u64> {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
     // UART side.
@@ -136,7 +136,8 @@ pub struct Bridge<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64
     capacity: K<16, CAP>,
     sync: K<8, { SYNC as u64 }>,
     version: K<8, { VERSION as u64 }>,
-    clock_hz: K<32, 100_000_000>,
+    nspc: K<8, NSPC>,
+    nspc32: K<32, NSPC>,
     depth: K<16, 256>,
     c_hello: K<8, { cmd::HELLO as u64 }>,
     c_read: K<8, { cmd::READ as u64 }>,
@@ -153,8 +154,8 @@ pub struct Bridge<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64
     c_depart: K<8, { cmd::DEPART as u64 }>,
 }
 
-impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
-    for Bridge<CPB, VLAT, ID, CAP>
+impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
+    for Bridge<CPB, NSPC, VLAT, ID, CAP>
 {
     #[hdl_gen]
     fn update(&mut self) {
@@ -196,8 +197,8 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
         self.verdicts.rst.next = self.rst.val();
         self.departs.rst.next = self.rst.val();
 
-        // Time since START in ns: 10 per cycle (the START cycle is 0).
-        self.now_r.d.next = self.now_r.q.val() + 10;
+        // Time since START in ns: NSPC per cycle (the reset cycle is 0).
+        self.now_r.d.next = self.now_r.q.val() + bit_cast::<40, 8>(self.nspc.val());
         self.now.next = bit_cast::<64, 40>(self.now_r.q.val());
 
         // Everything the core sees comes straight from a register.
@@ -291,6 +292,7 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
                 if self.byte_in.val() & (self.rx_data.val() == self.sync.val()) {
                     self.rstate.d.next = RxState::Len;
                     self.command.d.next = 0.into();
+                    self.crc.d.next = 0.into();
                 }
             }
             RxState::Len => {
@@ -431,9 +433,10 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
                         self.re_r.d.next = true;
                         self.rstate.d.next = RxState::ReadWait;
                     } else if self.command.q.val() == self.c_write.val() {
-                        // The core sees the write next cycle, at now + 10 ns.
+                        // The core sees the write next cycle, one time step later.
                         self.we_r.d.next = true;
-                        self.write_cycle.d.next = self.now_r.q.val() + 10;
+                        self.write_cycle.d.next =
+                            self.now_r.q.val() + bit_cast::<40, 8>(self.nspc.val());
                         self.wait_cnt.d.next = 0.into();
                         self.rstate.d.next = RxState::WriteWait;
                     } else {
@@ -606,16 +609,16 @@ impl<const CPB: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
                     self.tbyte.next = self.core_id.val().get_bits::<8>(24);
                 }
                 5 => {
-                    self.tbyte.next = self.clock_hz.val().get_bits::<8>(0);
+                    self.tbyte.next = self.nspc32.val().get_bits::<8>(0);
                 }
                 6 => {
-                    self.tbyte.next = self.clock_hz.val().get_bits::<8>(8);
+                    self.tbyte.next = self.nspc32.val().get_bits::<8>(8);
                 }
                 7 => {
-                    self.tbyte.next = self.clock_hz.val().get_bits::<8>(16);
+                    self.tbyte.next = self.nspc32.val().get_bits::<8>(16);
                 }
                 8 => {
-                    self.tbyte.next = self.clock_hz.val().get_bits::<8>(24);
+                    self.tbyte.next = self.nspc32.val().get_bits::<8>(24);
                 }
                 9 => {
                     self.tbyte.next = self.cpb.val().get_bits::<8>(0);

@@ -12,7 +12,12 @@ fn main() {
     let root = verilator_root();
     let mut bindings = String::new();
     for name in aqm_hdl::emit::DESIGNS {
-        verilate(name, &out, &root, &mut bindings);
+        let design = aqm_hdl::emit::by_name(name).expect("known design");
+        verilate(name, design, &out, &root, &mut bindings);
+    }
+    for name in aqm_bsp::emit::SIM_DESIGNS {
+        let design = aqm_bsp::emit::by_name(name).expect("known design");
+        verilate(name, design, &out, &root, &mut bindings);
     }
     std::fs::write(out.join("bindings.rs"), bindings).expect("write bindings.rs");
 }
@@ -44,8 +49,13 @@ fn ctype(width: usize) -> &'static str {
     }
 }
 
-fn verilate(name: &str, out: &Path, root: &Path, bindings: &mut String) {
-    let design = aqm_hdl::emit::by_name(name).expect("known design");
+fn verilate(
+    name: &str,
+    design: aqm_hdl::emit::Emitted,
+    out: &Path,
+    root: &Path,
+    bindings: &mut String,
+) {
     assert!(
         design.ports.iter().all(|p| p.width <= 64),
         "{name}: ports wider than 64 bits"
@@ -68,7 +78,13 @@ fn verilate(name: &str, out: &Path, root: &Path, bindings: &mut String) {
             "--x-initial",
             "0",
         ])
-        .args(["-Wno-WIDTH", "-Wno-UNOPTFLAT", "-Wno-fatal"])
+        .args([
+            "-Wno-WIDTH",
+            "-Wno-UNOPTFLAT",
+            "-Wno-fatal",
+            "-Wno-lint",
+            "-Wno-style",
+        ])
         .args(["--top-module", "top", "--prefix", &prefix])
         .arg("-Mdir")
         .arg(&obj)
@@ -150,8 +166,24 @@ fn verilate(name: &str, out: &Path, root: &Path, bindings: &mut String) {
         );
     }
     let _ = writeln!(bindings, "    ];");
-    let _ = writeln!(
-        bindings,
-        "    extern \"C\" {{\n        pub fn {name}_new() -> *mut core::ffi::c_void;\n        pub fn {name}_free(p: *mut core::ffi::c_void);\n        pub fn {name}_eval(p: *mut core::ffi::c_void);\n        pub fn {name}_set(p: *mut core::ffi::c_void, port: u32, v: u64);\n        pub fn {name}_get(p: *mut core::ffi::c_void, port: u32) -> u64;\n        pub fn {name}_trace_open(p: *mut core::ffi::c_void, path: *const core::ffi::c_char) -> i32;\n        pub fn {name}_trace_dump(p: *mut core::ffi::c_void, t: u64);\n        pub fn {name}_trace_close(p: *mut core::ffi::c_void);\n    }}\n}}"
-    );
+    let _ = writeln!(bindings, "    extern \"C\" {{");
+    for (f, sig) in [
+        ("new", "() -> *mut core::ffi::c_void"),
+        ("free", "(p: *mut core::ffi::c_void)"),
+        ("eval", "(p: *mut core::ffi::c_void)"),
+        ("set", "(p: *mut core::ffi::c_void, port: u32, v: u64)"),
+        ("get", "(p: *mut core::ffi::c_void, port: u32) -> u64"),
+        (
+            "trace_open",
+            "(p: *mut core::ffi::c_void, path: *const core::ffi::c_char) -> i32",
+        ),
+        ("trace_dump", "(p: *mut core::ffi::c_void, t: u64)"),
+        ("trace_close", "(p: *mut core::ffi::c_void)"),
+    ] {
+        let _ = writeln!(
+            bindings,
+            "        #[link_name = \"{name}_{f}\"]\n        pub fn {f}{sig};"
+        );
+    }
+    let _ = writeln!(bindings, "    }}\n}}");
 }

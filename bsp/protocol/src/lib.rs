@@ -11,8 +11,8 @@
 //! answered with an error has changed nothing. Between responses the board sends events (verdicts,
 //! departures) as they happen. [`TABLE`] documents every message; `bsp/PROTOCOL.md` is generated from it.
 //!
-//! Times are ns since the last START (the core's reset cycle, time 0); the core's `now` advances by 10 ns
-//! per cycle of the board's 100 MHz clock. With the reported times (START, every WRITE, every verdict,
+//! Times are ns since the last START (the core's reset cycle, time 0); the core's `now` advances by
+//! `ns_per_cycle` (HELLO) every clock cycle. With the reported times (START, every WRITE, every verdict,
 //! which comes a fixed latency after its descriptor was accepted) the host can rebuild the core's input
 //! on every cycle and check the board against
 //! the golden cycle model: the board keeps the core's `out_ready` high and admits a descriptor only when
@@ -212,7 +212,8 @@ pub enum Message {
     Hello {
         version: u8,
         core_id: u32,
-        clock_hz: u32,
+        /// The core's time step: ns per clock cycle.
+        ns_per_cycle: u32,
         cycles_per_bit: u16,
         capacity: u16,
         event_depth: u16,
@@ -265,7 +266,7 @@ impl Message {
             c if c == cmd::HELLO | cmd::RESPONSE && exact(16) => Message::Hello {
                 version: p[0],
                 core_id: n(1, 4)? as u32,
-                clock_hz: n(5, 4)? as u32,
+                ns_per_cycle: n(5, 4)? as u32,
                 cycles_per_bit: n(9, 2)? as u16,
                 capacity: n(11, 2)? as u16,
                 event_depth: n(13, 2)? as u16,
@@ -316,7 +317,7 @@ pub struct MessageDoc {
 /// Every message, for `bsp/PROTOCOL.md`.
 pub const TABLE: &[MessageDoc] = &[
     MessageDoc { name: "HELLO", direction: "host -> board", cmd: cmd::HELLO, payload: "(none)", doc: "who is there" },
-    MessageDoc { name: "HELLO_OK", direction: "board -> host", cmd: cmd::HELLO | cmd::RESPONSE, payload: "version u8, core_id u32 (the core's ID register), clock_hz u32, cycles_per_bit u16, capacity u16 (descriptor FIFO), event_depth u16, verdict_latency u8 (cycles)", doc: "answer to HELLO" },
+    MessageDoc { name: "HELLO_OK", direction: "board -> host", cmd: cmd::HELLO | cmd::RESPONSE, payload: "version u8, core_id u32 (the core's ID register), ns_per_cycle u32 (the core's time step), cycles_per_bit u16, capacity u16 (descriptor FIFO), event_depth u16, verdict_latency u8 (cycles)", doc: "answer to HELLO" },
     MessageDoc { name: "READ", direction: "host -> board", cmd: cmd::READ, payload: "addr u8", doc: "read a core register" },
     MessageDoc { name: "READ_OK", direction: "board -> host", cmd: cmd::READ | cmd::RESPONSE, payload: "addr u8, value u32", doc: "the value (an unmapped address gives ERROR 5)" },
     MessageDoc { name: "WRITE", direction: "host -> board", cmd: cmd::WRITE, payload: "addr u8, value u32", doc: "write a core register" },
@@ -335,7 +336,7 @@ pub fn markdown() -> String {
     let mut s = String::from(
         "# Line card test-port protocol\n\nGenerated from `bsp/protocol/src/lib.rs` (`cargo run -p aqm-bsp --bin \
          aqm-bitstream -- --docs`); a test fails when this file and the code disagree.\n\n\
-         UART 8N1 at 1 Mbaud by default (FPGA input usb_rx P14, output usb_tx M9). Every frame in both \
+         UART 8N1 at 1 Mbaud (FPGA input usb_rx P14, output usb_tx M9). Every frame in both \
          directions is `0xA5 | LEN | CMD | PAYLOAD | CRC`, CRC-8 (polynomial 0x07, initial 0) over LEN, CMD \
          and PAYLOAD; numbers are little-endian. The host sends one command and waits for its answer; the \
          board answers every frame exactly once and an ERROR answer means nothing changed. A frame that \

@@ -27,18 +27,26 @@ struct Design {
     trace_close: unsafe extern "C" fn(*mut c_void),
 }
 
-static PIE_CORE: Design = Design {
-    name: "pie_core",
-    ports: ffi::pie_core::PORTS,
-    new: ffi::pie_core::pie_core_new,
-    free: ffi::pie_core::pie_core_free,
-    eval: ffi::pie_core::pie_core_eval,
-    set: ffi::pie_core::pie_core_set,
-    get: ffi::pie_core::pie_core_get,
-    trace_open: ffi::pie_core::pie_core_trace_open,
-    trace_dump: ffi::pie_core::pie_core_trace_dump,
-    trace_close: ffi::pie_core::pie_core_trace_close,
-};
+/// The entry points of a design the build script verilated.
+macro_rules! design {
+    ($static:ident, $name:ident) => {
+        static $static: Design = Design {
+            name: stringify!($name),
+            ports: ffi::$name::PORTS,
+            new: ffi::$name::new,
+            free: ffi::$name::free,
+            eval: ffi::$name::eval,
+            set: ffi::$name::set,
+            get: ffi::$name::get,
+            trace_open: ffi::$name::trace_open,
+            trace_dump: ffi::$name::trace_dump,
+            trace_close: ffi::$name::trace_close,
+        };
+    };
+}
+
+design!(PIE_CORE, pie_core);
+design!(BOARD_PIE_SIM, board_pie_sim);
 
 /// A port of a model, resolved once by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -268,5 +276,50 @@ impl VerilatedPie {
         };
         self.m.rising_edge();
         o
+    }
+}
+
+/// The Verilated board top (`board_pie_sim`: the board's logic with the PLL bypassed and a 4-cycle UART
+/// bit), one clock cycle per [`step`](VerilatedBoard::step).
+pub struct VerilatedBoard {
+    m: Model,
+    rst_n: PortId,
+    usb_rx: PortId,
+    usb_tx: PortId,
+    leds: PortId,
+}
+
+impl Default for VerilatedBoard {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl VerilatedBoard {
+    pub fn new() -> VerilatedBoard {
+        let m = Model::new(&BOARD_PIE_SIM);
+        let [rst_n, usb_rx, usb_tx, leds] = ids(&m, ["rst_n", "usb_rx", "usb_tx", "leds"]);
+        VerilatedBoard {
+            m,
+            rst_n,
+            usb_rx,
+            usb_tx,
+            leds,
+        }
+    }
+
+    pub fn model(&mut self) -> &mut Model {
+        &mut self.m
+    }
+
+    /// One clock cycle: the reset button (active low) and the UART line into the FPGA; returns the UART
+    /// line out of the FPGA and the LEDs during the cycle.
+    pub fn step(&mut self, rst_n: bool, usb_rx: bool) -> (bool, u8) {
+        self.m.set(self.rst_n, rst_n as u64);
+        self.m.set(self.usb_rx, usb_rx as u64);
+        self.m.settle();
+        let out = (self.m.get(self.usb_tx) != 0, self.m.get(self.leds) as u8);
+        self.m.rising_edge();
+        out
     }
 }

@@ -1,0 +1,8 @@
+//! The line card's host tool: talks the protocol of `aqm_protocol` over a serial port or to the
+//! Verilated board top, sets parameters with tc-like words, shows counters like `tc -s`, and streams
+//! descriptor traces with a bit-exact check against the golden model.
+
+pub mod client;
+pub mod stream;
+pub mod tc;
+pub mod transport;

@@ -1,0 +1,150 @@
+//! The host tool against the Verilated board top, UART included, bit for bit.
+
+use aqm_golden::pie::regs::{addr, PIE_ID};
+use aqm_host::client::{Client, ClientError};
+use aqm_host::stream::{check_stream, stream};
+use aqm_host::tc::parse_set;
+use aqm_host::transport::SimTransport;
+use aqm_protocol::{cmd, crc8, Descriptor, ErrorCode, Frame};
+use std::time::Duration;
+
+/// The simulated board's UART: 4 cycles per bit at the core's 20 ns per cycle.
+fn board() -> Client<SimTransport> {
+    let mut c = Client::new(SimTransport::new(4, 20));
+    c.timeout = Duration::from_micros(500);
+    c
+}
+
+#[test]
+fn hello_reports_the_pie_core() {
+    let mut c = board();
+    let i = c.hello().unwrap();
+    assert_eq!(i.core_id, PIE_ID);
+    assert_eq!(
+        (
+            i.ns_per_cycle,
+            i.cycles_per_bit,
+            i.capacity,
+            i.verdict_latency
+        ),
+        (20, 4, 1024, 5)
+    );
+}
+
+#[test]
+fn registers_round_trip() {
+    let mut c = board();
+    c.start().unwrap();
+    for (a, v) in parse_set(
+        &"target 20ms tupdate 10ms alpha 3 beta 17 limit 500 ecn mtu 1500 link 100mbit"
+            .split_whitespace()
+            .map(String::from)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap()
+    {
+        c.write(a, v).unwrap();
+        assert_eq!(c.read(a).unwrap(), v, "register 0x{a:02X}");
+    }
+    assert_eq!(c.read(addr::ID).unwrap(), PIE_ID);
+}
+
+fn expect_error(r: Result<aqm_protocol::Message, ClientError>, code: ErrorCode) {
+    match r {
+        Err(ClientError::Board { code: c, .. }) => assert_eq!(c, code as u8, "{r:?}"),
+        other => panic!("expected {code:?}, got {other:?}"),
+    }
+}
+
+#[test]
+fn bad_frames_are_answered_with_errors_and_change_nothing() {
+    let mut c = board();
+    c.start().unwrap();
+    c.write(addr::LIMIT, 321).unwrap();
+    // Wrong CRC on a write of LIMIT.
+    let mut f = Frame::new(cmd::WRITE, vec![addr::LIMIT, 7, 0, 0, 0]).encode();
+    *f.last_mut().unwrap() ^= 0x5A;
+    expect_error(c.raw(&f), ErrorCode::BadCrc);
+    // Truncated: a header and half a payload, then silence.
+    expect_error(
+        c.raw(&Frame::new(cmd::WRITE, vec![addr::LIMIT, 9, 0, 0, 0]).encode()[..5]),
+        ErrorCode::Truncated,
+    );
+    // Unknown command.
+    expect_error(
+        c.raw(&Frame::new(0x42, vec![]).encode()),
+        ErrorCode::UnknownCommand,
+    );
+    // Wrong payload length for WRITE.
+    expect_error(
+        c.raw(&Frame::new(cmd::WRITE, vec![addr::LIMIT, 1]).encode()),
+        ErrorCode::BadPayload,
+    );
+    // Out-of-range value, read-only register, unmapped address.
+    for (a, v) in [
+        (addr::LIMIT, 5000),
+        (addr::ALPHA, 33),
+        (addr::PKTS_IN, 1),
+        (0x7F, 1),
+    ] {
+        let mut p = vec![a];
+        p.extend(aqm_protocol::le(v, 4));
+        expect_error(
+            c.raw(&Frame::new(cmd::WRITE, p).encode()),
+            ErrorCode::RegisterRejected,
+        );
+    }
+    expect_error(
+        c.raw(&Frame::new(cmd::READ, vec![0x7F]).encode()),
+        ErrorCode::RegisterRejected,
+    );
+    // Nothing changed.
+    assert_eq!(c.read(addr::LIMIT).unwrap(), 321);
+    assert_eq!(c.read(addr::ALPHA).unwrap(), 2);
+    // And the board still works.
+    assert!(c.hello().is_ok());
+    let _ = crc8(&[]);
+}
+
+#[test]
+fn injected_descriptors_get_verdicts_and_depart() {
+    let mut c = board();
+    c.start().unwrap();
+    let d: Vec<Descriptor> = (0..20)
+        .map(|k| Descriptor {
+            len: 100 + k,
+            ecn: (k % 4) as u8,
+            tag: k,
+        })
+        .collect();
+    c.inject(&d).unwrap();
+    c.drain_events(Duration::from_micros(300)).unwrap();
+    assert_eq!(c.verdicts.len(), 20);
+    assert_eq!(c.departures.len(), 20);
+    assert!(c
+        .verdicts
+        .iter()
+        .enumerate()
+        .all(|(k, v)| v.tag == k as u16 && v.code == 0));
+}
+
+#[test]
+fn a_streamed_trace_gives_the_golden_models_verdicts() {
+    let mut c = board();
+    // A slow link and a fast controller: a queue builds, PIE drops and marks.
+    let params = parse_set(
+        &"tupdate 1ms target 1ms burst 0us limit 60 ecn link 20mbit prob 5%"
+            .split_whitespace()
+            .map(String::from)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let descs: Vec<(u16, u8)> = (0..400u32)
+        .map(|k| ((64 + k * 37 % 1455) as u16, (k % 4) as u8))
+        .collect();
+    let rec = stream(&mut c, &params, &descs, Duration::from_millis(20)).unwrap();
+    let s = check_stream(&rec, &descs).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("{s:?}");
+    assert_eq!(s.verdicts, 400);
+    assert!(s.by_code[0] > 0 && s.by_code[3] > 0, "{s:?}");
+}
