@@ -53,14 +53,34 @@ pub struct StreamRecord {
     pub departures: Vec<DepartEvent>,
 }
 
+/// How to stream: descriptors per INJECT (1..=32), board time between INJECTs, quiet time at the end.
+#[derive(Clone, Copy, Debug)]
+pub struct Pacing {
+    pub batch: usize,
+    pub gap: Duration,
+    pub drain: Duration,
+}
+
+impl Default for Pacing {
+    /// As fast as the UART goes.
+    fn default() -> Self {
+        Pacing {
+            batch: MAX_INJECT,
+            gap: Duration::ZERO,
+            drain: Duration::from_millis(50),
+        }
+    }
+}
+
 /// Resets the core, writes `params`, injects `descs` (tags 0, 1, 2, ... mod 2^16) and collects every
-/// verdict and departure (waiting up to `drain` of quiet board time at the end).
+/// verdict and departure.
 pub fn stream<T: Transport>(
     client: &mut Client<T>,
     params: &[(u8, u32)],
     descs: &[(u16, u8)],
-    drain: Duration,
+    pacing: Pacing,
 ) -> Result<StreamRecord, ClientError> {
+    let batch = pacing.batch.clamp(1, MAX_INJECT);
     let info = client.hello()?;
     client.start()?;
     let mut rec = StreamRecord {
@@ -71,19 +91,22 @@ pub fn stream<T: Transport>(
         let t = client.write(a, v)?;
         rec.writes.push((t, a, v));
     }
-    for (k, chunk) in descs.chunks(MAX_INJECT).enumerate() {
-        let batch: Vec<Descriptor> = chunk
+    for (k, chunk) in descs.chunks(batch).enumerate() {
+        let ds: Vec<Descriptor> = chunk
             .iter()
             .enumerate()
             .map(|(j, &(len, ecn))| Descriptor {
                 len,
                 ecn,
-                tag: (k * MAX_INJECT + j) as u16,
+                tag: (k * batch + j) as u16,
             })
             .collect();
-        client.inject(&batch)?;
+        client.inject(&ds)?;
+        if !pacing.gap.is_zero() {
+            client.transport.idle(pacing.gap);
+        }
     }
-    client.drain_events(drain)?;
+    client.drain_events(pacing.drain)?;
     rec.verdicts = client.verdicts.clone();
     rec.departures = client.departures.clone();
     Ok(rec)

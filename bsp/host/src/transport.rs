@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 pub trait Transport {
     fn send(&mut self, bytes: &[u8]) -> io::Result<()>;
     fn recv(&mut self, timeout: Duration) -> io::Result<Option<u8>>;
+    /// Lets `d` of the board's time pass (bytes that arrive meanwhile are kept).
+    fn idle(&mut self, d: Duration);
 }
 
 /// A real board on a serial port (8N1).
@@ -46,6 +48,10 @@ impl Transport for SerialTransport {
                 return Ok(None);
             }
         }
+    }
+
+    fn idle(&mut self, d: Duration) {
+        std::thread::sleep(d);
     }
 }
 
@@ -154,14 +160,6 @@ impl SimTransport {
         }
         self.rx_prev = line;
     }
-
-    /// Lets `d` of board time pass.
-    pub fn idle(&mut self, d: Duration) {
-        let n = d.as_nanos() as u64 / self.ns_per_cycle;
-        for _ in 0..n {
-            self.cycle();
-        }
-    }
 }
 
 impl Transport for SimTransport {
@@ -176,5 +174,12 @@ impl Transport for SimTransport {
             self.cycle();
         }
         Ok(self.inbox.pop_front())
+    }
+
+    fn idle(&mut self, d: Duration) {
+        let n = d.as_nanos() as u64 / self.ns_per_cycle;
+        for _ in 0..n {
+            self.cycle();
+        }
     }
 }
