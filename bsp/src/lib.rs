@@ -3,5 +3,6 @@
 
 pub mod bridge;
 pub mod emit;
+pub mod flow;
 pub mod top;
 pub mod uart;

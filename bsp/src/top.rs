@@ -1,5 +1,6 @@
-//! The board top: the 100 MHz clock (P7) into the iCE40 PLL, which clocks everything at 50 MHz (the
-//! PIE core closes timing at about 53 MHz on the HX8K, not at 100: see the bitstream report), the reset
+//! The board top: the 100 MHz clock (P7) into the iCE40 PLL, which clocks everything at 40 MHz (with
+//! the board's logic at 96 % of the HX8K the PIE core closes timing at about 49 MHz, not at 100: see
+//! the bitstream report), the reset
 //! button (rst_n, P8, active low) through a synchroniser, the USB-UART (FPGA input usb_rx P14, output
 //! usb_tx M9), the protocol bridge, an AQM core, and eight LEDs. [`board_top!`] instantiates it for a
 //! core type (every core has the same ports) and a clock source: [`PllClock`] on the board,
@@ -36,7 +37,7 @@ impl BoardRev {
 }
 
 /// The board's clock source: the iCE40 PLL, 100 MHz in, [`CORE_CLOCK_HZ`] out, with the divider and
-/// filter settings `icepll -i 100 -o 50` gives. (rust-hdl 0.46's `ICE40PLLBlock` computes FILTER_RANGE
+/// filter settings `icepll -i 100 -o 40` gives (DIVR 4, DIVF 31, DIVQ 4, FILTER_RANGE 2). (rust-hdl 0.46's `ICE40PLLBlock` computes FILTER_RANGE
 /// from an input frequency it never sets, so it always says 1; hence this block.) It has no simulation
 /// model: simulations use [`DirectClock`].
 #[derive(LogicBlock)]
@@ -68,8 +69,8 @@ impl Logic for PllClock {
 
     fn hdl(&self) -> rust_hdl::core::ast::Verilog {
         rust_hdl::core::ast::Verilog::Custom(
-            "SB_PLL40_CORE #(.FEEDBACK_PATH(\"SIMPLE\"), .DIVR(4'b0000), .DIVF(7'b0000111), \
-             .DIVQ(3'b100), .FILTER_RANGE(3'b101)) pll (.LOCK(locked), .RESETB(1'b1), .BYPASS(1'b0), \
+            "SB_PLL40_CORE #(.FEEDBACK_PATH(\"SIMPLE\"), .DIVR(4'b0100), .DIVF(7'b0011111), \
+             .DIVQ(3'b100), .FILTER_RANGE(3'b010)) pll (.LOCK(locked), .RESETB(1'b1), .BYPASS(1'b0), \
              .REFERENCECLK(clock_in), .PLLOUTCORE(clock_out));"
                 .into(),
         )
@@ -274,8 +275,8 @@ board_top!(
 );
 
 /// The cores' clock on the board, from the PLL.
-pub const CORE_CLOCK_HZ: u64 = 50_000_000;
+pub const CORE_CLOCK_HZ: u64 = 40_000_000;
 /// ns per cycle at that clock: the cores' time step.
 pub const BOARD_NSPC: u64 = 1_000_000_000 / CORE_CLOCK_HZ;
-/// Cycles per UART bit of the board: 50 MHz / 1 Mbaud.
+/// Cycles per UART bit of the board: 40 MHz / 1 Mbaud.
 pub const BOARD_CPB: u64 = CORE_CLOCK_HZ / 1_000_000;

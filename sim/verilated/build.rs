@@ -19,6 +19,12 @@ fn main() {
         let design = aqm_bsp::emit::by_name(name).expect("known design");
         verilate(name, design, &out, &root, &mut bindings);
     }
+    let _ = writeln!(
+        bindings,
+        "/// UART cycles per bit and ns per cycle of the simulated board top.\npub const BOARD_SIM_CPB: u64 = {};\npub const BOARD_SIM_NSPC: u64 = {};",
+        aqm_bsp::emit::SIM_CPB,
+        aqm_bsp::top::BOARD_NSPC
+    );
     std::fs::write(out.join("bindings.rs"), bindings).expect("write bindings.rs");
 }
 

@@ -129,7 +129,7 @@ pub fn check_stream(rec: &StreamRecord, descs: &[(u16, u8)]) -> Result<CheckSumm
     let info = rec.info.ok_or("no HELLO in the record")?;
     let nspc = info.ns_per_cycle as u64;
     let cycle_of = |t: u64| -> Result<u64, String> {
-        if t % nspc == 0 {
+        if t.is_multiple_of(nspc) {
             Ok(t / nspc)
         } else {
             Err(format!("time {t} ns is not a whole cycle of {nspc} ns"))

@@ -176,7 +176,7 @@ pub const SHOWN: &[u8] = &[
 pub fn format_show(v: &[u32]) -> String {
     let g = |a: u8| v[SHOWN.iter().position(|&x| x == a).expect("shown register")];
     let ms = |us: u32| {
-        if us % 1000 == 0 {
+        if us.is_multiple_of(1000) {
             format!("{}ms", us / 1000)
         } else {
             format!("{us}us")

@@ -8,9 +8,11 @@ use aqm_host::transport::SimTransport;
 use aqm_protocol::{cmd, crc8, Descriptor, ErrorCode, Frame};
 use std::time::Duration;
 
-/// The simulated board's UART: 4 cycles per bit at the core's 20 ns per cycle.
 fn board() -> Client<SimTransport> {
-    let mut c = Client::new(SimTransport::new(4, 20));
+    let mut c = Client::new(SimTransport::new(
+        aqm_verilated::BOARD_SIM_CPB,
+        aqm_verilated::BOARD_SIM_NSPC,
+    ));
     c.timeout = Duration::from_micros(500);
     c
 }

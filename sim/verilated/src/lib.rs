@@ -13,6 +13,8 @@ mod ffi {
     include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
 }
 
+pub use ffi::{BOARD_SIM_CPB, BOARD_SIM_NSPC};
+
 /// A verilated design's entry points.
 struct Design {
     name: &'static str,
