@@ -31,4 +31,17 @@ pub trait Aqm: Send {
     /// that every packet gets exactly one verdict; AQMs that only ever drop the arriving packet keep the
     /// default, which reports none.
     fn take_pushed_out(&mut self, _drops: &mut Vec<Dropped>) {}
+
+    /// A model that can fail on its own (the Verilated hardware core: no verdict, a departure it never
+    /// got) reports its first failure here; the simulator checks after every event and stops the run
+    /// with it. Software models never fail and keep the default.
+    fn fault(&self) -> Option<String> {
+        None
+    }
+
+    /// Clock cycles a hardware model has been clocked so far, for the simulator's timing report; `None`
+    /// for software models.
+    fn cycles_clocked(&self) -> Option<u64> {
+        None
+    }
 }

@@ -164,6 +164,25 @@ impl Drop for Model {
     }
 }
 
+/// Designs by name, for harnesses that drive a core through its ports (the hardware-in-the-loop adapter
+/// of the network simulator).
+impl Model {
+    /// A fresh instance of the PIE core (`pie_core`), all registers at zero as after power-on.
+    pub fn pie_core() -> Model {
+        Model::new(&PIE_CORE)
+    }
+
+    /// The design's name (`pie_core`).
+    pub fn design_name(&self) -> &'static str {
+        self.design.name
+    }
+
+    /// The design's ports: (name, width in bits, output).
+    pub fn ports(&self) -> &'static [(&'static str, u32, bool)] {
+        self.design.ports
+    }
+}
+
 fn ids<const N: usize>(m: &Model, names: [&str; N]) -> [PortId; N] {
     names.map(|n| {
         m.port(n)
