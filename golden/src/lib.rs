@@ -3,12 +3,14 @@
 //! - [`pie`] and [`dualpi2`]: the fixed-point algorithms of `spec/pie.md` and `spec/dualpi2.md` as pure
 //!   functions, plus cycle-accurate models of the hardware cores that the RTL is checked against.
 //! - [`reference`]: tail drop, RED, CoDel and FQ-CoDel for comparison in the network simulator.
+//! - [`hw`]: what the cycle-accurate core models share (ports, queue, link model).
 //! - [`prng`]: the hardware's random generator, bit for bit.
 //! - [`trace`]: the controller trace format and its replayer.
 //! - [`aqm`] and [`types`]: the interface every model offers to the simulator.
 
 pub mod aqm;
 pub mod dualpi2;
+pub mod hw;
 pub mod pie;
 pub mod prng;
 pub mod reference;

@@ -1,9 +1,11 @@
-//! The AQM cores in rust-hdl: the descriptor queue and random generator they share, the PIE core
-//! (`pie`), Verilog emission (`emit`) and the external checks of the emitted Verilog (`synth`).
+//! The AQM cores in rust-hdl: the descriptor queue, link model and random generator they share, the PIE core
+//! (`pie`), the DualPI2 core (`dualpi2`), Verilog emission (`emit`) and the external checks of the emitted Verilog (`synth`).
 
 pub mod desc_queue;
+pub mod dualpi2;
 pub mod emit;
 pub mod konst;
+pub mod link;
 pub mod pie;
 pub mod prng;
 pub mod sim;

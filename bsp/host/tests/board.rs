@@ -29,7 +29,12 @@ fn hello_reports_the_pie_core() {
             i.capacity,
             i.verdict_latency
         ),
-        (20, 4, 1024, 5)
+        (
+            aqm_verilated::BOARD_SIM_NSPC as u32,
+            aqm_verilated::BOARD_SIM_CPB as u16,
+            1024,
+            5
+        )
     );
 }
 

@@ -20,6 +20,16 @@ pub const WEIGHT_TOTAL: u32 = 100;
 /// Descriptors each of the hardware's two queues holds (one block-RAM FIFO per queue).
 pub const HW_QUEUE_CAPACITY: u32 = 512;
 
+/// The hardware core's timing (hdl/DUALPI2-CORE.md), which its cycle-accurate model and the RTL share.
+/// Cycles from accepting a descriptor to its verdict.
+pub const VERDICT_LATENCY: u64 = 2;
+/// Cycles from the controller's firing cycle to the cycle its results are visible.
+pub const UPDATE_CYCLES: u64 = 40;
+/// Cycles from the start of a recomputation (PROB write, K change) to the cycle its results are visible.
+pub const RECOMPUTE_CYCLES: u64 = 10;
+/// Cycles from a parameter write (`reg_we`) to the cycle the new value and what derives from it are in
+/// effect.
+pub const PARAM_CYCLES: u64 = 40;
 /// Width of the hardware's enqueue timestamps (ns, mod 2^40 = about 18 minutes): ages are taken modulo
 /// 2^40, which is exact for any packet younger than that.
 pub const TIMESTAMP_BITS: u32 = 40;

@@ -14,13 +14,13 @@ use super::params::DualPi2Params;
 use crate::types::QueueId;
 
 /// The weights (wc, wl) in percent: C protection and its complement.
-pub fn weights(params: &DualPi2Params) -> (u32, u32) {
+pub const fn weights(params: &DualPi2Params) -> (u32, u32) {
     (params.c_protection, WEIGHT_TOTAL - params.c_protection)
 }
 
 /// The credit at reset and whenever both queues are found empty: MTU * (wc - wl), -121120 by default,
 /// so that L goes first.
-pub fn initial_credit(params: &DualPi2Params) -> i64 {
+pub const fn initial_credit(params: &DualPi2Params) -> i64 {
     let (wc, wl) = weights(params);
     params.mtu as i64 * (wc as i64 - wl as i64)
 }

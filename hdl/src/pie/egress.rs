@@ -1,22 +1,7 @@
 //! PIE's dequeue side: the link model that paces departures, the departure stream, and the delay sample
 //! and burst allowance of spec/pie.md ("Dequeue side").
 //!
-//! The link model is a small state machine in front of the queue head:
-//!
-//! ```text
-//! Idle  the link is free: the head may leave whenever out_ready is high
-//!   | departure, LINK_BYTE_TIME != 0
-//!   v
-//! Tx    len x LINK_BYTE_TIME (ns per byte, Q16.8) in a 16-step shift-add multiplier, then
-//!       link_free = departure + transmission time in two halves (19 cycles in all)
-//!   v
-//! Wait  until now >= link_free, then back to Idle, remembering that the link became free at exactly
-//!       link_free
-//! ```
-//! A packet that departs in the first Idle cycle after a Wait (it was already waiting) departs at exactly
-//! `link_free`, with the fraction of a nanosecond carried on, so a backlogged link runs at its nominal rate
-//! whatever the clock period; a packet that finds the link idle departs at `now`. With LINK_BYTE_TIME = 0
-//! the model is off: departures follow `out_ready` alone, one per clock at most. The departure time stamps
+//! The link model ([`LinkModel`]) decides when the head may leave and its departure time, which stamps
 //! everything: the sojourn on the egress stream, PIE's delay sample and the time between dequeues.
 //!
 //! Time inside the core is the low 40 bits of `now` (about 18 minutes) compared modulo 2^40, so `now` may
@@ -30,19 +15,12 @@
 //! ```
 
 use crate::konst::K;
+use crate::link::LinkModel;
 use rust_hdl::prelude::*;
 
 /// Reset value of the burst allowance: Linux's 150 ms, in ticks.
 pub const RESET_BURST_TICKS: u64 = 2_343_750;
-/// Cycles in state Tx after a departure: 16 multiplier steps and 3 for the final sum in two halves.
-pub const TX_CYCLES: u64 = 19;
-
-#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
-pub enum LinkState {
-    Idle,
-    Tx,
-    Wait,
-}
+pub use crate::link::TX_CYCLES;
 
 #[derive(LogicBlock, Default)]
 pub struct PieEgress {
@@ -81,17 +59,7 @@ pub struct PieEgress {
     /// The dequeue stages are working or the multiplier runs.
     pub busy: Signal<Out, Bit>,
 
-    state: DFF<LinkState>,
-    exact: DFF<Bit>,
-    link_free_r: DFF<Bits<40>>,
-    link_frac: DFF<Bits<8>>,
-    tx_cnt: DFF<Bits<5>>,
-    tx_len: DFF<Bits<16>>,
-    tx_bt: DFF<Bits<40>>,
-    tx_acc: DFF<Bits<40>>,
-    tx_dep: DFF<Bits<40>>,
-    tx_frac: DFF<Bits<8>>,
-    tx_lo: DFF<Bits<25>>,
+    link: LinkModel,
     d1_valid: DFF<Bit>,
     d1_dep: DFF<Bits<40>>,
     d1_ts: DFF<Bits<40>>,
@@ -107,11 +75,8 @@ pub struct PieEgress {
     sent_pkts_r: DFF<Bits<32>>,
     sent_bytes_r: DFF<Bits<40>>,
     now40: Signal<Local, Bits<40>>,
-    dep: Signal<Local, Bits<40>>,
-    dep_frac: Signal<Local, Bits<8>>,
     handshake: Signal<Local, Bit>,
     head_ts: Signal<Local, Bits<40>>,
-    wait_diff: Signal<Local, Bits<40>>,
     age: Signal<Local, Bits<40>>,
     reset_burst: K<32, RESET_BURST_TICKS>,
     stale_dtime: K<34, { (1 << 34) - 1 }>,
@@ -123,17 +88,6 @@ impl Logic for PieEgress {
         dff_setup!(
             self,
             clock,
-            state,
-            exact,
-            link_free_r,
-            link_frac,
-            tx_cnt,
-            tx_len,
-            tx_bt,
-            tx_acc,
-            tx_dep,
-            tx_frac,
-            tx_lo,
             d1_valid,
             d1_dep,
             d1_ts,
@@ -149,16 +103,13 @@ impl Logic for PieEgress {
             sent_pkts_r,
             sent_bytes_r
         );
+        clock!(self, clock, link);
         self.now40.next = self.now.val().get_bits::<40>(0);
-        // The departure time: exactly link_free right after a Wait, else now.
-        self.dep.next = self.now40.val();
-        self.dep_frac.next = 0.into();
-        if self.exact.q.val() {
-            self.dep.next = self.link_free_r.q.val();
-            self.dep_frac.next = self.link_frac.q.val();
-        }
+        self.link.rst.next = self.rst.val();
+        self.link.now40.next = self.now40.val();
+        self.link.link_bt.next = self.link_bt.val();
         self.head_ts.next = self.head_data.val().get_bits::<40>(34);
-        self.out_valid.next = self.head_valid.val() & (self.state.q.val() == LinkState::Idle);
+        self.out_valid.next = self.head_valid.val() & self.link.idle.val();
         self.out_len.next = 0.into();
         self.out_ecn.next = 0.into();
         self.out_tag.next = 0.into();
@@ -167,79 +118,19 @@ impl Logic for PieEgress {
             self.out_len.next = self.head_data.val().get_bits::<16>(0);
             self.out_ecn.next = self.head_data.val().get_bits::<2>(16);
             self.out_tag.next = self.head_data.val().get_bits::<16>(18);
-            self.out_sojourn.next = self.dep.val() - self.head_ts.val();
+            self.out_sojourn.next = self.link.dep.val() - self.head_ts.val();
         }
         self.handshake.next = self.out_valid.val() & self.out_ready.val();
         self.pop.next = self.handshake.val();
-        self.wait_diff.next = self.now40.val() - self.link_free_r.q.val();
-
-        match self.state.q.val() {
-            LinkState::Idle => {
-                self.exact.d.next = false;
-                if self.handshake.val() {
-                    if self.link_bt.val().any() {
-                        self.state.d.next = LinkState::Tx;
-                        self.tx_cnt.d.next = 0.into();
-                        self.tx_len.d.next = self.head_data.val().get_bits::<16>(0);
-                        self.tx_bt.d.next = bit_cast::<40, 24>(self.link_bt.val());
-                        self.tx_acc.d.next = 0.into();
-                        self.tx_dep.d.next = self.dep.val();
-                        self.tx_frac.d.next = self.dep_frac.val();
-                    } else {
-                        self.link_free_r.d.next = self.dep.val();
-                        self.link_frac.d.next = self.dep_frac.val();
-                    }
-                }
-            }
-            LinkState::Tx => {
-                // Steps 0-15: one bit of len each; 16-18: {dep, frac} + tx in two halves.
-                self.tx_cnt.d.next = self.tx_cnt.q.val() + 1;
-                if self.tx_cnt.q.val() < 16 {
-                    if self.tx_len.q.val().get_bit(0) {
-                        self.tx_acc.d.next = self.tx_acc.q.val() + self.tx_bt.q.val();
-                    }
-                    self.tx_bt.d.next = self.tx_bt.q.val() << 1;
-                    self.tx_len.d.next = self.tx_len.q.val() >> 1;
-                }
-                if self.tx_cnt.q.val() == 16 {
-                    self.tx_lo.d.next =
-                        ((bit_cast::<25, 16>(self.tx_dep.q.val().get_bits::<16>(0)) << 8)
-                            | bit_cast::<25, 8>(self.tx_frac.q.val()))
-                            + bit_cast::<25, 24>(self.tx_acc.q.val().get_bits::<24>(0));
-                }
-                if self.tx_cnt.q.val() == 17 {
-                    // The high half of tx plus the low half's carry (tx_bt is free by now).
-                    self.tx_bt.d.next = bit_cast::<40, 24>(
-                        bit_cast::<24, 16>(self.tx_acc.q.val().get_bits::<16>(24))
-                            + bit_cast::<24, 1>(self.tx_lo.q.val().get_bit(24).into()),
-                    );
-                }
-                if self.tx_cnt.q.val() == 18 {
-                    self.link_free_r.d.next = (bit_cast::<40, 24>(
-                        self.tx_dep.q.val().get_bits::<24>(16)
-                            + self.tx_bt.q.val().get_bits::<24>(0),
-                    ) << 16)
-                        | bit_cast::<40, 16>(self.tx_lo.q.val().get_bits::<16>(8));
-                    self.link_frac.d.next = self.tx_lo.q.val().get_bits::<8>(0);
-                    self.state.d.next = LinkState::Wait;
-                }
-            }
-            LinkState::Wait => {
-                // now >= link_free, modulo 2^40.
-                if !self.wait_diff.val().get_bit(39) {
-                    self.state.d.next = LinkState::Idle;
-                    self.exact.d.next = true;
-                }
-            }
-            _ => {
-                self.state.d.next = LinkState::Idle;
-            }
-        }
+        self.link.start.next = self.handshake.val();
+        self.link.start_len.next = self.head_data.val().get_bits::<16>(0);
+        self.link.start_dep.next = self.link.dep.val();
+        self.link.start_frac.next = self.link.dep_frac.val();
 
         // Departure: D1.
         self.d1_valid.d.next = self.handshake.val();
         if self.handshake.val() {
-            self.d1_dep.d.next = self.dep.val();
+            self.d1_dep.d.next = self.link.dep.val();
             self.d1_ts.d.next = self.head_ts.val();
             self.d1_len.d.next = self.head_data.val().get_bits::<16>(0);
             self.d1_empty.d.next = self.count.val() == 1;
@@ -292,20 +183,15 @@ impl Logic for PieEgress {
         self.burst.next = self.burst_r.q.val();
         self.sent_pkts.next = self.sent_pkts_r.q.val();
         self.sent_bytes.next = self.sent_bytes_r.q.val();
-        self.link_free.next = self.link_free_r.q.val();
-        self.link_busy.next = self.state.q.val() != LinkState::Idle;
-        self.busy.next =
-            (self.state.q.val() == LinkState::Tx) | self.d1_valid.q.val() | self.d2_valid.q.val();
+        self.link_free.next = self.link.link_free.val();
+        self.link_busy.next = self.link.link_busy.val();
+        self.busy.next = self.link.in_tx.val() | self.d1_valid.q.val() | self.d2_valid.q.val();
 
         if self.clear_counters.val() {
             self.sent_pkts_r.d.next = 0.into();
             self.sent_bytes_r.d.next = 0.into();
         }
         if self.rst.val() {
-            self.state.d.next = LinkState::Idle;
-            self.exact.d.next = false;
-            self.link_free_r.d.next = 0.into();
-            self.link_frac.d.next = 0.into();
             self.d1_valid.d.next = false;
             self.d2_valid.d.next = false;
             self.dq_first.d.next = true;

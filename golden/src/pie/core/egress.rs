@@ -4,21 +4,12 @@
 
 use super::queue::Entry;
 use super::regs::Params;
-use super::{time_reached, TIME_MASK};
+use super::TIME_MASK;
+use crate::hw::link::{LinkModel, Start};
 
-/// Cycles in state Tx after a departure.
-pub const TX_CYCLES: u64 = 19;
+pub use crate::hw::link::TX_CYCLES;
 const TICKS_MASK: u64 = (1 << 34) - 1;
 const RESET_BURST_TICKS: u64 = 2_343_750;
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Link {
-    #[default]
-    Idle,
-    /// Cycles spent in Tx so far, and the end of the transmission (ns << 8 | fraction) it will commit.
-    Tx(u64, u64),
-    Wait,
-}
 
 #[derive(Clone, Copy, Debug, Default)]
 struct D1 {
@@ -31,10 +22,7 @@ struct D1 {
 
 #[derive(Clone, Debug, Default)]
 pub struct Egress {
-    link: Link,
-    exact: bool,
-    pub link_free: u64,
-    link_frac: u64,
+    pub link: LinkModel,
     d1: D1,
     dq_first: bool,
     dq_stale: bool,
@@ -74,12 +62,12 @@ pub struct Comb {
 
 impl Egress {
     pub fn busy(&self) -> bool {
-        matches!(self.link, Link::Tx(..)) || self.d1.valid || self.d2_valid
+        self.link.in_tx() || self.d1.valid || self.d2_valid
     }
 
     /// A departure now would leave at exactly the end of the previous transmission.
     pub fn exact_now(&self) -> bool {
-        self.exact
+        self.link.exact()
     }
 
     /// Coverage of the last clock edge: (entered Wait, stale gap used).
@@ -88,7 +76,7 @@ impl Egress {
     }
 
     pub fn link_busy(&self) -> bool {
-        self.link != Link::Idle
+        self.link.busy()
     }
 
     pub fn view(&self) -> DeqView {
@@ -101,17 +89,13 @@ impl Egress {
     }
 
     pub fn comb(&self, now40: u64, head: Option<Entry>, out_ready: bool) -> Comb {
-        let (dep, dep_frac) = if self.exact {
-            (self.link_free, self.link_frac)
-        } else {
-            (now40, 0)
-        };
+        let (dep, dep_frac) = self.link.dep(now40);
         let mut c = Comb {
             dep,
             dep_frac,
             ..Comb::default()
         };
-        if let (Some(h), Link::Idle) = (head, self.link) {
+        if let (Some(h), true) = (head, self.link.idle()) {
             c.out_valid = true;
             c.out_len = h.len;
             c.out_ecn = h.ecn;
@@ -136,37 +120,12 @@ impl Egress {
     ) {
         self.events = (0, 0);
         // The link model.
-        match self.link {
-            Link::Idle => {
-                self.exact = false;
-                if c.pop {
-                    if p.link_bt != 0 {
-                        let tx = c.head.len as u64 * p.link_bt as u64;
-                        let end = ((c.dep << 8 | c.dep_frac) + tx) & ((1 << 48) - 1);
-                        self.link = Link::Tx(0, end);
-                    } else {
-                        self.link_free = c.dep;
-                        self.link_frac = c.dep_frac;
-                    }
-                }
-            }
-            Link::Tx(n, end) => {
-                if n + 1 == TX_CYCLES {
-                    self.link_free = end >> 8;
-                    self.link_frac = end & 0xFF;
-                    self.link = Link::Wait;
-                    self.events.0 = 1;
-                } else {
-                    self.link = Link::Tx(n + 1, end);
-                }
-            }
-            Link::Wait => {
-                if time_reached(now40, self.link_free) {
-                    self.link = Link::Idle;
-                    self.exact = true;
-                }
-            }
-        }
+        let start = c.pop.then_some(Start {
+            len: c.head.len,
+            dep: c.dep,
+            frac: c.dep_frac,
+        });
+        self.events.0 = self.link.clock(rst, now40, start, p.link_bt) as u64;
 
         // The previous dequeue is too old for a 40-bit difference: the next one drains the allowance.
         let age = now40.wrapping_sub(self.dq_ns) & TIME_MASK;
@@ -220,10 +179,6 @@ impl Egress {
             self.sent_bytes = 0;
         }
         if rst {
-            self.link = Link::Idle;
-            self.exact = false;
-            self.link_free = 0;
-            self.link_frac = 0;
             self.d1.valid = false;
             self.d2_valid = false;
             self.dq_first = true;

@@ -23,58 +23,9 @@ pub use ingress::{BYTEMODE_HOLD, VERDICT_LATENCY};
 
 use crate::prng::XorShift64;
 
-/// Width of the core's internal time: `now` modulo 2^40 ns.
-pub const TIME_BITS: u32 = 40;
-pub(crate) const TIME_MASK: u64 = (1 << TIME_BITS) - 1;
-
-/// `a >= b` for 40-bit times that are less than 2^39 ns apart.
-pub(crate) fn time_reached(a: u64, b: u64) -> bool {
-    (a.wrapping_sub(b) & TIME_MASK) >> (TIME_BITS - 1) == 0
-}
-
-/// The core's input ports for one clock cycle.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PieCoreInputs {
-    pub rst: bool,
-    /// Ns, never decreasing, by at most 2^38 from one cycle to the next.
-    pub now: u64,
-    pub in_valid: bool,
-    pub in_len: u16,
-    pub in_ecn: u8,
-    pub in_tag: u16,
-    pub out_ready: bool,
-    pub reg_addr: u8,
-    pub reg_wdata: u32,
-    pub reg_we: bool,
-    pub reg_re: bool,
-}
-
-/// The core's output ports during one clock cycle (before its rising edge).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PieCoreOutputs {
-    pub in_ready: bool,
-    pub verdict_valid: bool,
-    pub verdict_tag: u16,
-    pub verdict_code: u8,
-    pub verdict_queue: bool,
-    pub out_valid: bool,
-    pub out_len: u16,
-    pub out_ecn: u8,
-    pub out_tag: u16,
-    /// Ns, 40 bits.
-    pub out_sojourn: u64,
-    pub out_queue: bool,
-    pub out_drop: bool,
-    pub reg_rdata: u32,
-    pub reg_rvalid: bool,
-    pub reg_err: bool,
-    pub idle: bool,
-    /// Ns, low 40 bits.
-    pub next_update: u64,
-    /// Ns, low 40 bits; meaningful while `link_busy`.
-    pub link_free: u64,
-    pub link_busy: bool,
-}
+pub use crate::hw::io::{CoreInputs as PieCoreInputs, CoreOutputs as PieCoreOutputs};
+pub use crate::hw::TIME_BITS;
+pub(crate) use crate::hw::{time_reached, TIME_MASK};
 
 /// How often the model went through each internal event: what a test run exercised.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -164,7 +115,7 @@ impl PieCoreModel {
                 && !ctrl.pending
                 && !self.regs.soft_rst,
             next_update: self.ctrl.next_update,
-            link_free: self.egress.link_free,
+            link_free: self.egress.link.link_free,
             link_busy: self.egress.link_busy(),
         };
         let readables = regs::Readables {

@@ -1,7 +1,4 @@
-//! The descriptor queue (`aqm_hdl::desc_queue::DescQueue`): an entry reaches the head two cycles after it
-//! is pushed, and a pop refills the head from the next entry on the following cycle.
-
-use std::collections::VecDeque;
+//! The PIE core's descriptor (`aqm_hdl::desc_queue::DescQueue<74, 10, 11>`), in the shared queue model.
 
 /// One queued descriptor.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -13,38 +10,4 @@ pub struct Entry {
     pub len: u16,
 }
 
-#[derive(Clone, Debug, Default)]
-pub struct Queue {
-    entries: VecDeque<Entry>,
-    head_valid: bool,
-}
-
-impl Queue {
-    pub fn count(&self) -> u32 {
-        self.entries.len() as u32
-    }
-
-    /// The head entry, when it is presented.
-    pub fn head(&self) -> Option<Entry> {
-        if self.head_valid {
-            self.entries.front().copied()
-        } else {
-            None
-        }
-    }
-
-    pub fn clock(&mut self, rst: bool, push: Option<Entry>, pop: bool) {
-        let popped = pop && self.head_valid;
-        if popped {
-            self.entries.pop_front();
-        }
-        self.head_valid = !self.entries.is_empty();
-        if let Some(e) = push {
-            self.entries.push_back(e);
-        }
-        if rst {
-            self.entries.clear();
-            self.head_valid = false;
-        }
-    }
-}
+pub type Queue = crate::hw::queue::Queue<Entry>;

@@ -1,0 +1,20 @@
+//! What the cycle-accurate models of the hardware cores share: the cores' ports, their 40-bit time, the
+//! block-RAM descriptor queue and the link model. Both cores (`aqm_hdl::pie::PieCore`,
+//! `aqm_hdl::dualpi2::DualPi2Core`) have the same ports and use the same queue and link model, so their
+//! models do too.
+
+pub mod io;
+pub mod link;
+pub mod queue;
+
+pub use io::{CoreInputs, CoreOutputs};
+
+/// Width of the cores' internal time: `now` modulo 2^40 ns (about 18 minutes).
+pub const TIME_BITS: u32 = 40;
+/// `now` modulo 2^40.
+pub const TIME_MASK: u64 = (1 << TIME_BITS) - 1;
+
+/// `a >= b` for 40-bit times that are less than 2^39 ns apart.
+pub fn time_reached(a: u64, b: u64) -> bool {
+    (a.wrapping_sub(b) & TIME_MASK) >> (TIME_BITS - 1) == 0
+}

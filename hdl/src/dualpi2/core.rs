@@ -1,0 +1,258 @@
+//! The DualPI2 core: the PIE core's ports, two queues, decisions at dequeue (hdl/DUALPI2-CORE.md).
+//!
+//! ```text
+//!             +-----------+  push L  +-----------+ head L +-----------+
+//!  in_* ----->|  ingress  |--------->| L queue   |------->|  egress   |-----> out_* (sent or dropped)
+//!  (1/clock)  | classify, |  push C  +-----------+        | WRR pick, |
+//!  verdict <--| limits    |--------->| C queue   |------->| decide,   |<---- rnd (prng)
+//!             +-----------+          +-----------+ head C | link model|
+//!                                          | heads        +-----------+
+//!                                          v                 ^ p', k p', overload
+//!                                    +------------+          |
+//!                                    | controller |----------'   every tupdate, Horner shift-add
+//!                                    +------------+
+//!  reg_* <--> register file <--> parameter engine (tc units -> internal units, serial)
+//! ```
+//! Every accepted descriptor gets one verdict two cycles later (enqueued or tail-dropped), and every
+//! enqueued one leaves exactly once on the egress stream, sent (possibly CE-marked) or dropped by the AQM
+//! (`out_drop`).
+
+use super::controller::DualPi2Controller;
+use super::egress::DualPi2Egress;
+use super::ingress::DualPi2Ingress;
+use super::params::DualPi2Params;
+use super::regs::DualPi2Regs;
+use crate::desc_queue::DescQueue;
+use crate::prng::Prng;
+use rust_hdl::prelude::*;
+
+/// Each queue holds `2^QUEUE_ADDR_BITS` descriptors (`HW_QUEUE_CAPACITY`).
+pub const QUEUE_ADDR_BITS: usize = 9;
+
+#[derive(LogicBlock, Default)]
+pub struct DualPi2Core {
+    pub clock: Signal<In, Clock>,
+    /// Synchronous reset of the whole core, parameters included.
+    pub rst: Signal<In, Bit>,
+    pub now: Signal<In, Bits<64>>, // ns, never decreasing
+    // Ingress descriptor stream.
+    pub in_valid: Signal<In, Bit>,
+    pub in_ready: Signal<Out, Bit>,
+    pub in_len: Signal<In, Bits<16>>,
+    pub in_ecn: Signal<In, Bits<2>>,
+    pub in_tag: Signal<In, Bits<16>>,
+    // Verdict stream (no back-pressure: one per accepted descriptor).
+    pub verdict_valid: Signal<Out, Bit>,
+    pub verdict_tag: Signal<Out, Bits<16>>,
+    pub verdict_code: Signal<Out, Bits<2>>, // 0 enqueued, 3 tail drop
+    pub verdict_queue: Signal<Out, Bit>,    // 1 = L
+    // Egress stream: every packet that leaves a queue.
+    pub out_valid: Signal<Out, Bit>,
+    pub out_ready: Signal<In, Bit>,
+    pub out_len: Signal<Out, Bits<16>>,
+    pub out_ecn: Signal<Out, Bits<2>>,
+    pub out_tag: Signal<Out, Bits<16>>,
+    pub out_sojourn: Signal<Out, Bits<40>>,
+    pub out_queue: Signal<Out, Bit>, // 1 = L
+    pub out_drop: Signal<Out, Bit>,  // dropped by the AQM at dequeue
+    // Register bus.
+    pub reg_addr: Signal<In, Bits<8>>,
+    pub reg_wdata: Signal<In, Bits<32>>,
+    pub reg_we: Signal<In, Bit>,
+    pub reg_re: Signal<In, Bit>,
+    pub reg_rdata: Signal<Out, Bits<32>>,
+    pub reg_rvalid: Signal<Out, Bit>,
+    pub reg_err: Signal<Out, Bit>,
+    // Scheduling hints for simulators.
+    pub idle: Signal<Out, Bit>,
+    pub next_update: Signal<Out, Bits<40>>,
+    pub link_free: Signal<Out, Bits<40>>,
+    pub link_busy: Signal<Out, Bit>,
+
+    rst_i: Signal<Local, Bit>,
+    now40: Signal<Local, Bits<40>>,
+    regs: DualPi2Regs,
+    params: DualPi2Params,
+    ctrl: DualPi2Controller,
+    ingress: DualPi2Ingress,
+    egress: DualPi2Egress,
+    queue_l: DescQueue<75, QUEUE_ADDR_BITS, 10>,
+    queue_c: DescQueue<75, QUEUE_ADDR_BITS, 10>,
+    prng: Prng,
+}
+
+impl Logic for DualPi2Core {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, regs, params, ctrl, ingress, egress, queue_l, queue_c, prng);
+        self.rst_i.next = self.rst.val() | self.regs.soft_reset.val();
+        self.now40.next = self.now.val().get_bits::<40>(0);
+        self.regs.rst.next = self.rst_i.val();
+        self.params.rst.next = self.rst_i.val();
+        self.ctrl.rst.next = self.rst_i.val();
+        self.ingress.rst.next = self.rst_i.val();
+        self.egress.rst.next = self.rst_i.val();
+        self.queue_l.rst.next = self.rst_i.val();
+        self.queue_c.rst.next = self.rst_i.val();
+        self.prng.rst.next = self.rst_i.val();
+        self.regs.now40.next = self.now40.val();
+        self.ctrl.now40.next = self.now40.val();
+        self.ingress.now40.next = self.now40.val();
+        self.egress.now40.next = self.now40.val();
+
+        // Ingress.
+        self.in_ready.next = self.ingress.in_ready.val();
+        self.ingress.in_valid.next = self.in_valid.val();
+        self.ingress.in_len.next = self.in_len.val();
+        self.ingress.in_ecn.next = self.in_ecn.val();
+        self.ingress.in_tag.next = self.in_tag.val();
+        self.ingress.ecn_mask.next = self.params.ecn_mask.val();
+        self.ingress.limit.next = self.params.limit.val();
+        self.ingress.byte_limit.next = self.params.byte_limit.val();
+        self.ingress.min_qlen_step.next = self.params.min_qlen_step.val();
+        self.ingress.cnt_l.next = self.queue_l.count.val();
+        self.ingress.cnt_c.next = self.queue_c.count.val();
+        self.ingress.pop_l.next = self.egress.pop_l.val();
+        self.ingress.pop_c.next = self.egress.pop_c.val();
+        self.ingress.pop_len.next = self.egress.pop_len.val();
+        self.ingress.clear_counters.next = self.regs.clear_counters.val();
+        self.verdict_valid.next = self.ingress.verdict_valid.val();
+        self.verdict_tag.next = self.ingress.verdict_tag.val();
+        self.verdict_code.next = self.ingress.verdict_code.val();
+        self.verdict_queue.next = self.ingress.verdict_queue.val();
+
+        // Queues and random generator.
+        self.queue_l.push.next = self.ingress.push_l.val();
+        self.queue_c.push.next = self.ingress.push_c.val();
+        self.queue_l.push_data.next = self.ingress.push_data.val();
+        self.queue_c.push_data.next = self.ingress.push_data.val();
+        self.queue_l.pop.next = self.egress.pop_l.val();
+        self.queue_c.pop.next = self.egress.pop_c.val();
+        self.prng.take.next = self.egress.rnd_take.val();
+        self.prng.seed_we.next = self.regs.seed_we.val();
+        self.prng.seed.next = self.regs.seed.val();
+
+        // Egress.
+        self.egress.hv_l.next = self.queue_l.head_valid.val();
+        self.egress.head_l.next = self.queue_l.head_data.val();
+        self.egress.hv_c.next = self.queue_c.head_valid.val();
+        self.egress.head_c.next = self.queue_c.head_data.val();
+        self.egress.bytes_l.next = self.ingress.bytes_l.val();
+        self.egress.bytes_c.next = self.ingress.bytes_c.val();
+        self.egress.rnd.next = self.prng.word.val();
+        self.egress.prob.next = self.ctrl.prob.val();
+        self.egress.kp.next = self.ctrl.kp.val();
+        self.egress.overload.next = self.ctrl.overload.val();
+        self.egress.mtu.next = self.params.mtu.val();
+        self.egress.step_ns.next = self.params.step_ns.val();
+        self.egress.drop_overload.next = self.params.drop_overload.val();
+        self.egress.wc.next = self.params.wc.val();
+        self.egress.init_credit.next = self.params.init_credit.val();
+        self.egress.link_bt.next = self.params.link_bt.val();
+        self.egress.clear_counters.next = self.regs.clear_counters.val();
+        self.egress.out_ready.next = self.out_ready.val();
+        self.out_valid.next = self.egress.out_valid.val();
+        self.out_len.next = self.egress.out_len.val();
+        self.out_ecn.next = self.egress.out_ecn.val();
+        self.out_tag.next = self.egress.out_tag.val();
+        self.out_sojourn.next = self.egress.out_sojourn.val();
+        self.out_queue.next = self.egress.out_queue.val();
+        self.out_drop.next = self.egress.out_drop.val();
+
+        // Controller.
+        self.ctrl.hv_l.next = self.queue_l.head_valid.val();
+        self.ctrl.ts_l.next = self.queue_l.head_data.val().get_bits::<40>(34);
+        self.ctrl.hv_c.next = self.queue_c.head_valid.val();
+        self.ctrl.ts_c.next = self.queue_c.head_data.val().get_bits::<40>(34);
+        self.ctrl.target_ns.next = self.params.target_ns.val();
+        self.ctrl.tupdate_ns.next = self.params.tupdate_ns.val();
+        self.ctrl.alpha_i.next = self.params.alpha_i.val();
+        self.ctrl.beta_i.next = self.params.beta_i.val();
+        self.ctrl.drop_overload.next = self.params.drop_overload.val();
+        self.ctrl.k.next = self.params.k.val();
+        self.ctrl.cap.next = self.params.cap.val();
+        self.ctrl.prob_we.next = self.regs.prob_we.val();
+        self.ctrl.prob_wdata.next = self.regs.prob_wdata.val();
+        self.ctrl.k_commit.next = self.params.k_commit.val();
+        self.ctrl.clear_counters.next = self.regs.clear_counters.val();
+
+        // Parameters and registers.
+        self.params.start.next = self.regs.param_start.val();
+        self.params.addr.next = self.regs.param_addr.val();
+        self.params.data.next = self.regs.param_data.val();
+        self.regs.param_busy.next = self.params.busy.val();
+        self.regs.reg_addr.next = self.reg_addr.val();
+        self.regs.reg_wdata.next = self.reg_wdata.val();
+        self.regs.reg_we.next = self.reg_we.val();
+        self.regs.reg_re.next = self.reg_re.val();
+        self.regs.target_us.next = self.params.target_us.val();
+        self.regs.tupdate_us.next = self.params.tupdate_us.val();
+        self.regs.alpha.next = self.params.alpha.val();
+        self.regs.beta.next = self.params.beta.val();
+        self.regs.k.next = self.params.k.val();
+        self.regs.step_us.next = self.params.step_us.val();
+        self.regs.min_qlen_step.next = self.params.min_qlen_step.val();
+        self.regs.ecn_mask.next = self.params.ecn_mask.val();
+        self.regs.drop_overload.next = self.params.drop_overload.val();
+        self.regs.limit.next = self.params.limit.val();
+        self.regs.mtu.next = self.params.mtu.val();
+        self.regs.wc.next = self.params.wc.val();
+        self.regs.link_bt.next = self.params.link_bt.val();
+        self.regs.ctrl_busy.next = self.ctrl.busy.val();
+        self.regs.prng_state.next = self.prng.state.val();
+        self.regs.prob.next = self.ctrl.prob.val();
+        self.regs.pkts_in_l.next = self.ingress.pkts_in_l.val();
+        self.regs.pkts_in_c.next = self.ingress.pkts_in_c.val();
+        self.regs.sent_pkts_l.next = self.egress.sent_pkts_l.val();
+        self.regs.sent_pkts_c.next = self.egress.sent_pkts_c.val();
+        self.regs.sent_bytes_l.next = self.egress.sent_bytes_l.val();
+        self.regs.sent_bytes_c.next = self.egress.sent_bytes_c.val();
+        self.regs.dropped_enq_l.next = self.ingress.dropped_l.val();
+        self.regs.dropped_enq_c.next = self.ingress.dropped_c.val();
+        self.regs.dropped_aqm_l.next = self.egress.dropped_l.val();
+        self.regs.dropped_aqm_c.next = self.egress.dropped_c.val();
+        self.regs.marked_l.next = self.egress.marked_l.val();
+        self.regs.marked_c.next = self.egress.marked_c.val();
+        self.regs.step_marks.next = self.egress.step_marks.val();
+        self.regs.overloads.next = self.egress.overloads.val();
+        self.regs.bytes_l.next = self.ingress.bytes_l.val();
+        self.regs.bytes_c.next = self.ingress.bytes_c.val();
+        self.regs.cnt_l.next = self.queue_l.count.val();
+        self.regs.cnt_c.next = self.queue_c.count.val();
+        self.regs.maxq.next = self.ingress.maxq.val();
+        self.regs.hv_l.next = self.queue_l.head_valid.val();
+        self.regs.ts_l.next = self.queue_l.head_data.val().get_bits::<40>(34);
+        self.regs.hv_c.next = self.queue_c.head_valid.val();
+        self.regs.ts_c.next = self.queue_c.head_data.val().get_bits::<40>(34);
+        self.regs.last_qdelay.next = self.ctrl.last_qdelay.val();
+        self.regs.credit.next = self.egress.credit.val();
+        self.regs.updates.next = self.ctrl.updates.val();
+        self.reg_rdata.next = self.regs.reg_rdata.val();
+        self.reg_rvalid.next = self.regs.reg_rvalid.val();
+        self.reg_err.next = self.regs.reg_err.val();
+
+        self.idle.next = !self.rst_i.val()
+            & !self.ingress.busy.val()
+            & !self.egress.busy.val()
+            & !self.ctrl.busy.val()
+            & !self.ctrl.pending.val()
+            & !self.regs.prob_we.val()
+            & !self.params.busy.val()
+            & !self.regs.busy.val();
+        self.next_update.next = self.ctrl.next_update.val();
+        self.link_free.next = self.egress.link_free.val();
+        self.link_busy.next = self.egress.link_busy.val();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_synthesizable() {
+        let mut b = DualPi2Core::default();
+        b.connect_all();
+        yosys_validate("dualpi2_core", &generate_verilog(&b)).unwrap();
+    }
+}

@@ -1,0 +1,224 @@
+//! DualPI2's enqueue side (spec/dualpi2.md, "Classification at enqueue"): one descriptor per clock.
+//!
+//! ```text
+//! accept  the descriptor and its class, (ECN & ecn_mask) != 0 -> L
+//! V       the limits against the live queues (packets of both, bytes of both, the packet's own queue
+//!         full), the step bit (L held >= min_qlen_step); push with the enqueue timestamp; counters
+//! +1      the verdict: 0 enqueued, 3 tail drop; the queue
+//! ```
+//! Stage V alone reads the queue counts and the byte backlogs that carry from one packet to the next, so
+//! back-to-back packets see each other exactly as in a sequential model. The byte backlogs live here:
+//! each cycle they take this cycle's push and the egress's pop (`pop_l`/`pop_c` of `pop_len` bytes).
+
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct DualPi2Ingress {
+    pub clock: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    pub now40: Signal<In, Bits<40>>, // ns; the enqueue timestamp is taken in stage V
+    // Ingress descriptor stream.
+    pub in_valid: Signal<In, Bit>,
+    pub in_ready: Signal<Out, Bit>,
+    pub in_len: Signal<In, Bits<16>>,
+    pub in_ecn: Signal<In, Bits<2>>,
+    pub in_tag: Signal<In, Bits<16>>,
+    // Parameters in effect.
+    pub ecn_mask: Signal<In, Bits<2>>,
+    pub limit: Signal<In, Bits<11>>,
+    pub byte_limit: Signal<In, Bits<23>>,
+    pub min_qlen_step: Signal<In, Bits<32>>,
+    // The queues.
+    pub cnt_l: Signal<In, Bits<10>>,
+    pub cnt_c: Signal<In, Bits<10>>,
+    pub push_l: Signal<Out, Bit>,
+    pub push_c: Signal<Out, Bit>,
+    pub push_data: Signal<Out, Bits<75>>, // {step[1], ts[40], tag[16], ecn[2], len[16]}
+    pub pop_l: Signal<In, Bit>,
+    pub pop_c: Signal<In, Bit>,
+    pub pop_len: Signal<In, Bits<16>>,
+    pub clear_counters: Signal<In, Bit>,
+    // Verdict stream.
+    pub verdict_valid: Signal<Out, Bit>,
+    pub verdict_tag: Signal<Out, Bits<16>>,
+    pub verdict_code: Signal<Out, Bits<2>>, // 0 enqueued, 3 tail drop
+    pub verdict_queue: Signal<Out, Bit>,    // 1 = L
+    // State and counters.
+    pub bytes_l: Signal<Out, Bits<22>>,
+    pub bytes_c: Signal<Out, Bits<22>>,
+    pub pkts_in_l: Signal<Out, Bits<32>>,
+    pub pkts_in_c: Signal<Out, Bits<32>>,
+    pub dropped_l: Signal<Out, Bits<32>>,
+    pub dropped_c: Signal<Out, Bits<32>>,
+    pub maxq: Signal<Out, Bits<11>>,
+    /// A descriptor in stage V, or pushed last cycle (not at its queue's head yet).
+    pub busy: Signal<Out, Bit>,
+
+    v_valid: DFF<Bit>,
+    v_len: DFF<Bits<16>>,
+    v_ecn: DFF<Bits<2>>,
+    v_tag: DFF<Bits<16>>,
+    v_l: DFF<Bit>,
+    pushed: DFF<Bit>,
+    vv: DFF<Bit>,
+    vtag: DFF<Bits<16>>,
+    vcode: DFF<Bits<2>>,
+    vq: DFF<Bit>,
+    bytes_l_r: DFF<Bits<22>>,
+    bytes_c_r: DFF<Bits<22>>,
+    pkts_in_l_r: DFF<Bits<32>>,
+    pkts_in_c_r: DFF<Bits<32>>,
+    dropped_l_r: DFF<Bits<32>>,
+    dropped_c_r: DFF<Bits<32>>,
+    maxq_r: DFF<Bits<11>>,
+    total: Signal<Local, Bits<11>>,
+    own: Signal<Local, Bits<10>>,
+    bytes_sum: Signal<Local, Bits<24>>,
+    drop: Signal<Local, Bit>,
+    enq: Signal<Local, Bit>,
+    step: Signal<Local, Bit>,
+    add_l: Signal<Local, Bits<22>>,
+    add_c: Signal<Local, Bits<22>>,
+    sub_l: Signal<Local, Bits<22>>,
+    sub_c: Signal<Local, Bits<22>>,
+}
+
+impl Logic for DualPi2Ingress {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            v_valid,
+            v_len,
+            v_ecn,
+            v_tag,
+            v_l,
+            pushed,
+            vv,
+            vtag,
+            vcode,
+            vq,
+            bytes_l_r,
+            bytes_c_r,
+            pkts_in_l_r,
+            pkts_in_c_r,
+            dropped_l_r,
+            dropped_c_r,
+            maxq_r
+        );
+        // Accept.
+        self.in_ready.next = !self.rst.val();
+        self.v_valid.d.next = self.in_valid.val();
+        self.v_len.d.next = self.in_len.val();
+        self.v_ecn.d.next = self.in_ecn.val();
+        self.v_tag.d.next = self.in_tag.val();
+        self.v_l.d.next = (self.in_ecn.val() & self.ecn_mask.val()).any();
+
+        // Stage V.
+        self.total.next =
+            bit_cast::<11, 10>(self.cnt_l.val()) + bit_cast::<11, 10>(self.cnt_c.val());
+        self.own.next = self.cnt_c.val();
+        if self.v_l.q.val() {
+            self.own.next = self.cnt_l.val();
+        }
+        self.bytes_sum.next = bit_cast::<24, 22>(self.bytes_l_r.q.val())
+            + bit_cast::<24, 22>(self.bytes_c_r.q.val())
+            + bit_cast::<24, 16>(self.v_len.q.val());
+        self.drop.next = (self.total.val() >= self.limit.val())
+            | (self.bytes_sum.val() > bit_cast::<24, 23>(self.byte_limit.val()))
+            | self.own.val().get_bit(9);
+        self.enq.next = self.v_valid.q.val() & !self.drop.val();
+        self.step.next =
+            self.v_l.q.val() & (bit_cast::<32, 10>(self.cnt_l.val()) >= self.min_qlen_step.val());
+        self.push_l.next = self.enq.val() & self.v_l.q.val();
+        self.push_c.next = self.enq.val() & !self.v_l.q.val();
+        self.push_data.next = (bit_cast::<75, 1>(self.step.val().into()) << 74)
+            | (bit_cast::<75, 40>(self.now40.val()) << 34)
+            | (bit_cast::<75, 16>(self.v_tag.q.val()) << 18)
+            | (bit_cast::<75, 2>(self.v_ecn.q.val()) << 16)
+            | bit_cast::<75, 16>(self.v_len.q.val());
+        self.pushed.d.next = self.enq.val();
+        self.vv.d.next = self.v_valid.q.val();
+        self.vtag.d.next = 0.into();
+        self.vcode.d.next = 0.into();
+        self.vq.d.next = false;
+        if self.v_valid.q.val() {
+            self.vtag.d.next = self.v_tag.q.val();
+            self.vq.d.next = self.v_l.q.val();
+            if self.drop.val() {
+                self.vcode.d.next = 3.into();
+                if self.v_l.q.val() {
+                    self.dropped_l_r.d.next = self.dropped_l_r.q.val() + 1;
+                } else {
+                    self.dropped_c_r.d.next = self.dropped_c_r.q.val() + 1;
+                }
+            } else {
+                if self.v_l.q.val() {
+                    self.pkts_in_l_r.d.next = self.pkts_in_l_r.q.val() + 1;
+                } else {
+                    self.pkts_in_c_r.d.next = self.pkts_in_c_r.q.val() + 1;
+                }
+                if self.total.val() >= self.maxq_r.q.val() {
+                    self.maxq_r.d.next = self.total.val() + 1;
+                }
+            }
+        }
+
+        // Byte backlogs: this cycle's push in, this cycle's pop out.
+        self.add_l.next = 0.into();
+        self.add_c.next = 0.into();
+        self.sub_l.next = 0.into();
+        self.sub_c.next = 0.into();
+        if self.push_l.val() {
+            self.add_l.next = bit_cast::<22, 16>(self.v_len.q.val());
+        }
+        if self.push_c.val() {
+            self.add_c.next = bit_cast::<22, 16>(self.v_len.q.val());
+        }
+        if self.pop_l.val() {
+            self.sub_l.next = bit_cast::<22, 16>(self.pop_len.val());
+        }
+        if self.pop_c.val() {
+            self.sub_c.next = bit_cast::<22, 16>(self.pop_len.val());
+        }
+        self.bytes_l_r.d.next = self.bytes_l_r.q.val() + self.add_l.val() - self.sub_l.val();
+        self.bytes_c_r.d.next = self.bytes_c_r.q.val() + self.add_c.val() - self.sub_c.val();
+
+        self.verdict_valid.next = self.vv.q.val();
+        self.verdict_tag.next = self.vtag.q.val();
+        self.verdict_code.next = self.vcode.q.val();
+        self.verdict_queue.next = self.vq.q.val();
+        self.bytes_l.next = self.bytes_l_r.q.val();
+        self.bytes_c.next = self.bytes_c_r.q.val();
+        self.pkts_in_l.next = self.pkts_in_l_r.q.val();
+        self.pkts_in_c.next = self.pkts_in_c_r.q.val();
+        self.dropped_l.next = self.dropped_l_r.q.val();
+        self.dropped_c.next = self.dropped_c_r.q.val();
+        self.maxq.next = self.maxq_r.q.val();
+        self.busy.next = self.v_valid.q.val() | self.pushed.q.val();
+
+        if self.clear_counters.val() {
+            self.pkts_in_l_r.d.next = 0.into();
+            self.pkts_in_c_r.d.next = 0.into();
+            self.dropped_l_r.d.next = 0.into();
+            self.dropped_c_r.d.next = 0.into();
+            self.maxq_r.d.next = 0.into();
+        }
+        if self.rst.val() {
+            self.v_valid.d.next = false;
+            self.pushed.d.next = false;
+            self.vv.d.next = false;
+            self.vtag.d.next = 0.into();
+            self.vcode.d.next = 0.into();
+            self.vq.d.next = false;
+            self.bytes_l_r.d.next = 0.into();
+            self.bytes_c_r.d.next = 0.into();
+            self.pkts_in_l_r.d.next = 0.into();
+            self.pkts_in_c_r.d.next = 0.into();
+            self.dropped_l_r.d.next = 0.into();
+            self.dropped_c_r.d.next = 0.into();
+            self.maxq_r.d.next = 0.into();
+        }
+    }
+}

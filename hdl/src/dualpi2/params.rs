@@ -1,0 +1,417 @@
+//! DualPI2's parameters in effect, and the engine that converts a written parameter into the units the
+//! datapath uses (hdl/DUALPI2-CORE.md, "Register file").
+//!
+//! A parameter write (already range-checked by the register file) starts the engine; `PARAM_CYCLES`
+//! cycles after the write's `reg_we` the new value and everything derived from it take effect together.
+//! The derived values need a multiplier or a divider, which the HX8K does not have, so the engine
+//! computes them serially:
+//!
+//! ```text
+//! TARGET_US, TUPDATE_US, STEP_US   x 1000 = (x * 1024 - x * 16) - x * 8            2 cycles
+//! ALPHA, BETA                      floor(floor(g * (2^32 - 1) / 4) / 10^9)          21-step division
+//! K                                floor((2^32 - 1) / k), the cap of p' without     32-step division
+//!                                  drop_overload
+//! LIMIT, MTU                       byte limit = LIMIT x 2 MTU                       12-step multiplication
+//! MTU, C_PROTECTION                initial credit = MTU x (wc - wl) = MTU x (2 wc - 100), signed
+//! ```
+//! The division is restoring, one quotient bit per cycle; the multiplication is shift-add, one bit of
+//! the multiplier per cycle, most significant first.
+
+use crate::konst::K;
+use aqm_golden::dualpi2::consts::{gain_internal, prob_cap, PARAM_CYCLES};
+use aqm_golden::dualpi2::params::HARDWARE_PARAMS as H;
+use aqm_golden::dualpi2::scheduler::initial_credit;
+use rust_hdl::prelude::*;
+
+/// The engine's step in which the results are committed: they are visible `PARAM_CYCLES` cycles after
+/// `reg_we` (the write is judged one cycle after `reg_we` and the engine starts the cycle after that).
+const COMMIT_STEP: u64 = PARAM_CYCLES - 3;
+
+const fn ns(us: u32) -> u64 {
+    us as u64 * 1000
+}
+
+/// The initial credit at reset as a 24-bit two's-complement value.
+const RESET_CREDIT: u64 = (initial_credit(&H) as u64) & ((1 << 24) - 1);
+
+#[derive(LogicBlock, Default)]
+pub struct DualPi2Params {
+    pub clock: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    /// A checked parameter write, for one cycle; ignored while `busy`.
+    pub start: Signal<In, Bit>,
+    pub addr: Signal<In, Bits<8>>,
+    pub data: Signal<In, Bits<32>>,
+    /// A conversion is running (the register file rejects parameter writes meanwhile).
+    pub busy: Signal<Out, Bit>,
+    /// The cycle a K write is committed: the controller recomputes k x p'.
+    pub k_commit: Signal<Out, Bit>,
+    // The parameters in effect, as written (for reads) and converted.
+    pub target_us: Signal<Out, Bits<20>>,
+    pub target_ns: Signal<Out, Bits<30>>,
+    pub tupdate_us: Signal<Out, Bits<20>>,
+    pub tupdate_ns: Signal<Out, Bits<30>>,
+    pub alpha: Signal<Out, Bits<20>>,
+    pub alpha_i: Signal<Out, Bits<21>>,
+    pub beta: Signal<Out, Bits<20>>,
+    pub beta_i: Signal<Out, Bits<21>>,
+    pub k: Signal<Out, Bits<8>>,
+    pub cap: Signal<Out, Bits<32>>, // floor((2^32 - 1) / k)
+    pub step_us: Signal<Out, Bits<20>>,
+    pub step_ns: Signal<Out, Bits<30>>,
+    pub min_qlen_step: Signal<Out, Bits<32>>,
+    pub ecn_mask: Signal<Out, Bits<2>>,
+    pub drop_overload: Signal<Out, Bit>,
+    pub limit: Signal<Out, Bits<11>>,
+    pub byte_limit: Signal<Out, Bits<23>>,
+    pub mtu: Signal<Out, Bits<11>>,
+    pub wc: Signal<Out, Bits<7>>,           // C protection, %
+    pub init_credit: Signal<Out, Bits<24>>, // signed
+    pub link_bt: Signal<Out, Bits<24>>,
+
+    busy_r: DFF<Bit>,
+    n: DFF<Bits<6>>,
+    eaddr: DFF<Bits<8>>,
+    edata: DFF<Bits<32>>,
+    m_part: DFF<Bits<32>>,
+    r_ns: DFF<Bits<32>>,
+    dv_rem: DFF<Bits<32>>,
+    dv_num: DFF<Bits<32>>,
+    dv_d: DFF<Bits<32>>,
+    dv_q: DFF<Bits<32>>,
+    dv_cnt: DFF<Bits<6>>,
+    mu_acc: DFF<Bits<24>>,
+    mu_a: DFF<Bits<24>>,
+    mu_b: DFF<Bits<12>>,
+    mu_cnt: DFF<Bits<4>>,
+    mu_neg: DFF<Bit>,
+    r_bl: DFF<Bits<23>>,
+    r_cr: DFF<Bits<24>>,
+    target_us_r: DFF<Bits<20>>,
+    target_ns_r: DFF<Bits<30>>,
+    tupdate_us_r: DFF<Bits<20>>,
+    tupdate_ns_r: DFF<Bits<30>>,
+    alpha_r: DFF<Bits<20>>,
+    alpha_i_r: DFF<Bits<21>>,
+    beta_r: DFF<Bits<20>>,
+    beta_i_r: DFF<Bits<21>>,
+    k_r: DFF<Bits<8>>,
+    cap_r: DFF<Bits<32>>,
+    step_us_r: DFF<Bits<20>>,
+    step_ns_r: DFF<Bits<30>>,
+    min_qlen_r: DFF<Bits<32>>,
+    ecn_mask_r: DFF<Bits<2>>,
+    dol_r: DFF<Bit>,
+    limit_r: DFF<Bits<11>>,
+    byte_limit_r: DFF<Bits<23>>,
+    mtu_r: DFF<Bits<11>>,
+    wc_r: DFF<Bits<7>>,
+    credit_r: DFF<Bits<24>>,
+    link_bt_r: DFF<Bits<24>>,
+    // Combinational helpers.
+    gain_hi: Signal<Local, Bits<20>>,
+    gain_lo: Signal<Local, Bits<32>>,
+    rem2: Signal<Local, Bits<32>>,
+    wdiff: Signal<Local, Bits<8>>,
+    c_target_us: K<20, { H.target_us as u64 }>,
+    c_target_ns: K<30, { ns(H.target_us) }>,
+    c_tupdate_us: K<20, { H.tupdate_us as u64 }>,
+    c_tupdate_ns: K<30, { ns(H.tupdate_us) }>,
+    c_alpha: K<20, { H.alpha as u64 }>,
+    c_alpha_i: K<21, { gain_internal(H.alpha) }>,
+    c_beta: K<20, { H.beta as u64 }>,
+    c_beta_i: K<21, { gain_internal(H.beta) }>,
+    c_k: K<8, { H.k as u64 }>,
+    c_cap: K<32, { prob_cap(H.k) as u64 }>,
+    c_step_us: K<20, { H.step_us as u64 }>,
+    c_step_ns: K<30, { ns(H.step_us) }>,
+    c_min_qlen: K<32, { H.min_qlen_step as u64 }>,
+    c_ecn_mask: K<2, { H.ecn_mask as u64 }>,
+    c_limit: K<11, { H.limit as u64 }>,
+    c_byte_limit: K<23, { H.limit as u64 * 2 * H.mtu as u64 }>,
+    c_mtu: K<11, { H.mtu as u64 }>,
+    c_wc: K<7, { H.c_protection as u64 }>,
+    c_credit: K<24, RESET_CREDIT>,
+    c_billion: K<32, 1_000_000_000>,
+    c_hundred: K<8, 100>,
+    c_commit: K<6, COMMIT_STEP>,
+}
+
+impl Logic for DualPi2Params {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            busy_r,
+            n,
+            eaddr,
+            edata,
+            m_part,
+            r_ns,
+            dv_rem,
+            dv_num,
+            dv_d,
+            dv_q,
+            dv_cnt,
+            mu_acc,
+            mu_a,
+            mu_b,
+            mu_cnt,
+            mu_neg,
+            r_bl,
+            r_cr,
+            target_us_r,
+            target_ns_r,
+            tupdate_us_r,
+            tupdate_ns_r,
+            alpha_r,
+            alpha_i_r,
+            beta_r,
+            beta_i_r,
+            k_r,
+            cap_r,
+            step_us_r,
+            step_ns_r,
+            min_qlen_r,
+            ecn_mask_r,
+            dol_r,
+            limit_r,
+            byte_limit_r,
+            mtu_r,
+            wc_r,
+            credit_r,
+            link_bt_r
+        );
+        // floor(g * (2^32 - 1) / 4) = {g - 1, 2^32 - g} >> 2 for g >= 1 (no 52-bit subtraction).
+        self.gain_hi.next = self.edata.q.val().get_bits::<20>(0) - 1;
+        self.gain_lo.next = !self.edata.q.val() + 1;
+        self.rem2.next =
+            (self.dv_rem.q.val() << 1) | bit_cast::<32, 1>(self.dv_num.q.val().get_bit(31).into());
+        // 2 wc - 100 for the written C protection (C_PROTECTION job) or the current one (MTU job).
+        self.wdiff.next = (bit_cast::<8, 7>(self.wc_r.q.val()) << 1) - 100;
+        self.k_commit.next = false;
+
+        if self.start.val() & !self.busy_r.q.val() {
+            self.busy_r.d.next = true;
+            self.n.d.next = 0.into();
+            self.eaddr.d.next = self.addr.val();
+            self.edata.d.next = self.data.val();
+        }
+
+        if self.busy_r.q.val() {
+            self.n.d.next = self.n.q.val() + 1;
+            // The divider and the multiplier step whenever they have work.
+            if self.dv_cnt.q.val().any() {
+                self.dv_num.d.next = self.dv_num.q.val() << 1;
+                self.dv_cnt.d.next = self.dv_cnt.q.val() - 1;
+                if self.rem2.val() >= self.dv_d.q.val() {
+                    self.dv_rem.d.next = self.rem2.val() - self.dv_d.q.val();
+                    self.dv_q.d.next = (self.dv_q.q.val() << 1) + 1;
+                } else {
+                    self.dv_rem.d.next = self.rem2.val();
+                    self.dv_q.d.next = self.dv_q.q.val() << 1;
+                }
+            }
+            if self.mu_cnt.q.val().any() {
+                self.mu_b.d.next = self.mu_b.q.val() << 1;
+                self.mu_cnt.d.next = self.mu_cnt.q.val() - 1;
+                if self.mu_b.q.val().get_bit(11) {
+                    self.mu_acc.d.next = (self.mu_acc.q.val() << 1) + self.mu_a.q.val();
+                } else {
+                    self.mu_acc.d.next = self.mu_acc.q.val() << 1;
+                }
+            }
+            if self.n.q.val() == 0 {
+                // Set up the job of this address.
+                self.m_part.d.next = (self.edata.q.val() << 10) - (self.edata.q.val() << 4);
+                self.dv_q.d.next = 0.into();
+                self.mu_acc.d.next = 0.into();
+                self.mu_cnt.d.next = 0.into();
+                self.mu_neg.d.next = false;
+                // Byte limit: LIMIT x 2 MTU, with the written one of the two.
+                self.mu_a.d.next = bit_cast::<24, 11>(self.limit_r.q.val());
+                self.mu_b.d.next = bit_cast::<12, 11>(self.mtu_r.q.val()) << 1;
+                if (self.eaddr.q.val() == 18) | (self.eaddr.q.val() == 19) {
+                    // ALPHA, BETA: 21 quotient bits of {gain_hi, gain_lo} >> 2 over 10^9 (the
+                    // quotient is below 2^21, so the division starts at bit 21).
+                    self.dv_rem.d.next = (bit_cast::<32, 20>(self.gain_hi.val()) << 9)
+                        | bit_cast::<32, 9>(self.gain_lo.val().get_bits::<9>(23));
+                    self.dv_num.d.next = (self.gain_lo.val() >> 2) << 11;
+                    self.dv_d.d.next = self.c_billion.val();
+                    self.dv_cnt.d.next = 21.into();
+                }
+                if self.eaddr.q.val() == 20 {
+                    // K: (2^32 - 1) / k.
+                    self.dv_rem.d.next = 0.into();
+                    self.dv_num.d.next = 0xFFFF_FFFF_u64.into();
+                    self.dv_d.d.next = bit_cast::<32, 8>(self.edata.q.val().get_bits::<8>(0));
+                    self.dv_cnt.d.next = 32.into();
+                }
+                if self.eaddr.q.val() == 25 {
+                    // LIMIT
+                    self.mu_a.d.next = bit_cast::<24, 11>(self.edata.q.val().get_bits::<11>(0));
+                    self.mu_cnt.d.next = 12.into();
+                }
+                if self.eaddr.q.val() == 26 {
+                    // MTU: the byte limit first, then the initial credit.
+                    self.mu_b.d.next =
+                        bit_cast::<12, 11>(self.edata.q.val().get_bits::<11>(0)) << 1;
+                    self.mu_cnt.d.next = 12.into();
+                }
+                if self.eaddr.q.val() == 27 {
+                    // C_PROTECTION: MTU x |2 wc - 100|, negated when wc < 50.
+                    self.mu_a.d.next = bit_cast::<24, 11>(self.mtu_r.q.val());
+                    self.mu_b.d.next =
+                        bit_cast::<12, 8>((self.edata.q.val().get_bits::<8>(0) << 1) - 100);
+                    self.mu_neg.d.next = self.edata.q.val() < 50;
+                    if self.edata.q.val() < 50 {
+                        self.mu_b.d.next = bit_cast::<12, 8>(
+                            self.c_hundred.val() - (self.edata.q.val().get_bits::<8>(0) << 1),
+                        );
+                    }
+                    self.mu_cnt.d.next = 12.into();
+                }
+            }
+            if self.n.q.val() == 1 {
+                self.r_ns.d.next = self.m_part.q.val() - (self.edata.q.val() << 3);
+            }
+            if self.n.q.val() == 13 {
+                // The first product is done (steps 1-12).
+                self.r_bl.d.next = self.mu_acc.q.val().get_bits::<23>(0);
+                self.r_cr.d.next = self.mu_acc.q.val();
+                if self.mu_neg.q.val() {
+                    self.r_cr.d.next = !self.mu_acc.q.val() + 1;
+                }
+                if self.eaddr.q.val() == 26 {
+                    // MTU: now the credit, MTU x |2 wc - 100| with the current wc.
+                    self.mu_acc.d.next = 0.into();
+                    self.mu_cnt.d.next = 12.into();
+                    self.mu_a.d.next = bit_cast::<24, 11>(self.edata.q.val().get_bits::<11>(0));
+                    self.mu_b.d.next = bit_cast::<12, 8>(self.wdiff.val());
+                    self.mu_neg.d.next = self.wdiff.val().get_bit(7);
+                    if self.wdiff.val().get_bit(7) {
+                        self.mu_b.d.next = bit_cast::<12, 8>(!self.wdiff.val() + 1);
+                    }
+                }
+            }
+            if self.n.q.val() == 27 {
+                // The second product (MTU jobs, steps 14-25).
+                if self.eaddr.q.val() == 26 {
+                    self.r_cr.d.next = self.mu_acc.q.val();
+                    if self.mu_neg.q.val() {
+                        self.r_cr.d.next = !self.mu_acc.q.val() + 1;
+                    }
+                }
+            }
+            if self.n.q.val() == self.c_commit.val() {
+                self.busy_r.d.next = false;
+                match self.eaddr.q.val().index() {
+                    16 => {
+                        self.target_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
+                        self.target_ns_r.d.next = self.r_ns.q.val().get_bits::<30>(0);
+                    }
+                    17 => {
+                        self.tupdate_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
+                        self.tupdate_ns_r.d.next = self.r_ns.q.val().get_bits::<30>(0);
+                    }
+                    18 => {
+                        self.alpha_r.d.next = self.edata.q.val().get_bits::<20>(0);
+                        self.alpha_i_r.d.next = self.dv_q.q.val().get_bits::<21>(0);
+                    }
+                    19 => {
+                        self.beta_r.d.next = self.edata.q.val().get_bits::<20>(0);
+                        self.beta_i_r.d.next = self.dv_q.q.val().get_bits::<21>(0);
+                    }
+                    20 => {
+                        self.k_r.d.next = self.edata.q.val().get_bits::<8>(0);
+                        self.cap_r.d.next = self.dv_q.q.val();
+                        self.k_commit.next = true;
+                    }
+                    21 => {
+                        self.step_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
+                        self.step_ns_r.d.next = self.r_ns.q.val().get_bits::<30>(0);
+                    }
+                    22 => {
+                        self.min_qlen_r.d.next = self.edata.q.val();
+                    }
+                    23 => {
+                        self.ecn_mask_r.d.next = self.edata.q.val().get_bits::<2>(0);
+                    }
+                    24 => {
+                        self.dol_r.d.next = self.edata.q.val().get_bit(0);
+                    }
+                    25 => {
+                        self.limit_r.d.next = self.edata.q.val().get_bits::<11>(0);
+                        self.byte_limit_r.d.next = self.r_bl.q.val();
+                    }
+                    26 => {
+                        self.mtu_r.d.next = self.edata.q.val().get_bits::<11>(0);
+                        self.byte_limit_r.d.next = self.r_bl.q.val();
+                        self.credit_r.d.next = self.r_cr.q.val();
+                    }
+                    27 => {
+                        self.wc_r.d.next = self.edata.q.val().get_bits::<7>(0);
+                        self.credit_r.d.next = self.r_cr.q.val();
+                    }
+                    28 => {
+                        self.link_bt_r.d.next = self.edata.q.val().get_bits::<24>(0);
+                    }
+                    _ => {}
+                }
+            }
+        }
+
+        self.busy.next = self.busy_r.q.val();
+        self.target_us.next = self.target_us_r.q.val();
+        self.target_ns.next = self.target_ns_r.q.val();
+        self.tupdate_us.next = self.tupdate_us_r.q.val();
+        self.tupdate_ns.next = self.tupdate_ns_r.q.val();
+        self.alpha.next = self.alpha_r.q.val();
+        self.alpha_i.next = self.alpha_i_r.q.val();
+        self.beta.next = self.beta_r.q.val();
+        self.beta_i.next = self.beta_i_r.q.val();
+        self.k.next = self.k_r.q.val();
+        self.cap.next = self.cap_r.q.val();
+        self.step_us.next = self.step_us_r.q.val();
+        self.step_ns.next = self.step_ns_r.q.val();
+        self.min_qlen_step.next = self.min_qlen_r.q.val();
+        self.ecn_mask.next = self.ecn_mask_r.q.val();
+        self.drop_overload.next = self.dol_r.q.val();
+        self.limit.next = self.limit_r.q.val();
+        self.byte_limit.next = self.byte_limit_r.q.val();
+        self.mtu.next = self.mtu_r.q.val();
+        self.wc.next = self.wc_r.q.val();
+        self.init_credit.next = self.credit_r.q.val();
+        self.link_bt.next = self.link_bt_r.q.val();
+
+        if self.rst.val() {
+            self.busy_r.d.next = false;
+            self.n.d.next = 0.into();
+            self.dv_cnt.d.next = 0.into();
+            self.mu_cnt.d.next = 0.into();
+            self.target_us_r.d.next = self.c_target_us.val();
+            self.target_ns_r.d.next = self.c_target_ns.val();
+            self.tupdate_us_r.d.next = self.c_tupdate_us.val();
+            self.tupdate_ns_r.d.next = self.c_tupdate_ns.val();
+            self.alpha_r.d.next = self.c_alpha.val();
+            self.alpha_i_r.d.next = self.c_alpha_i.val();
+            self.beta_r.d.next = self.c_beta.val();
+            self.beta_i_r.d.next = self.c_beta_i.val();
+            self.k_r.d.next = self.c_k.val();
+            self.cap_r.d.next = self.c_cap.val();
+            self.step_us_r.d.next = self.c_step_us.val();
+            self.step_ns_r.d.next = self.c_step_ns.val();
+            self.min_qlen_r.d.next = self.c_min_qlen.val();
+            self.ecn_mask_r.d.next = self.c_ecn_mask.val();
+            self.dol_r.d.next = true;
+            self.limit_r.d.next = self.c_limit.val();
+            self.byte_limit_r.d.next = self.c_byte_limit.val();
+            self.mtu_r.d.next = self.c_mtu.val();
+            self.wc_r.d.next = self.c_wc.val();
+            self.credit_r.d.next = self.c_credit.val();
+            self.link_bt_r.d.next = 0.into();
+            self.k_commit.next = false;
+        }
+    }
+}

@@ -1,0 +1,436 @@
+//! DualPI2's register file: the bus, range checks, state writes (PROB, SEED), CONTROL and STATUS, and the
+//! read mux over parameters, state and counters. The map is `aqm_golden::dualpi2::regs::DUALPI2_REGS`
+//! (decimal addresses here, as `#[hdl_gen]` matches on literals; the test at the end checks every entry);
+//! the parameters themselves live in [`super::params::DualPi2Params`], which takes a checked write and
+//! puts it in effect `PARAM_CYCLES` later.
+//!
+//! A read returns `reg_rdata` with `reg_rvalid` the cycle after `reg_re`, with the values of the `reg_re`
+//! cycle. A write is taken into a register and judged in the following cycle; a rejected write pulses
+//! `reg_err` the cycle after that and changes nothing.
+
+use crate::konst::K;
+use aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY;
+use aqm_golden::dualpi2::regs::DUALPI2_ID;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct DualPi2Regs {
+    pub clock: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    pub now40: Signal<In, Bits<40>>,
+    // The bus.
+    pub reg_addr: Signal<In, Bits<8>>,
+    pub reg_wdata: Signal<In, Bits<32>>,
+    pub reg_we: Signal<In, Bit>,
+    pub reg_re: Signal<In, Bit>,
+    pub reg_rdata: Signal<Out, Bits<32>>,
+    pub reg_rvalid: Signal<Out, Bit>,
+    pub reg_err: Signal<Out, Bit>,
+    // To the parameter engine, and its state.
+    pub param_start: Signal<Out, Bit>,
+    pub param_addr: Signal<Out, Bits<8>>,
+    pub param_data: Signal<Out, Bits<32>>,
+    pub param_busy: Signal<In, Bit>,
+    // Parameters in effect, for reads.
+    pub target_us: Signal<In, Bits<20>>,
+    pub tupdate_us: Signal<In, Bits<20>>,
+    pub alpha: Signal<In, Bits<20>>,
+    pub beta: Signal<In, Bits<20>>,
+    pub k: Signal<In, Bits<8>>,
+    pub step_us: Signal<In, Bits<20>>,
+    pub min_qlen_step: Signal<In, Bits<32>>,
+    pub ecn_mask: Signal<In, Bits<2>>,
+    pub drop_overload: Signal<In, Bit>,
+    pub limit: Signal<In, Bits<11>>,
+    pub mtu: Signal<In, Bits<11>>,
+    pub wc: Signal<In, Bits<7>>,
+    pub link_bt: Signal<In, Bits<24>>,
+    // State and counters, for reads.
+    pub ctrl_busy: Signal<In, Bit>,
+    pub prng_state: Signal<In, Bits<64>>,
+    pub prob: Signal<In, Bits<32>>,
+    pub pkts_in_l: Signal<In, Bits<32>>,
+    pub pkts_in_c: Signal<In, Bits<32>>,
+    pub sent_pkts_l: Signal<In, Bits<32>>,
+    pub sent_pkts_c: Signal<In, Bits<32>>,
+    pub sent_bytes_l: Signal<In, Bits<40>>,
+    pub sent_bytes_c: Signal<In, Bits<40>>,
+    pub dropped_enq_l: Signal<In, Bits<32>>,
+    pub dropped_enq_c: Signal<In, Bits<32>>,
+    pub dropped_aqm_l: Signal<In, Bits<32>>,
+    pub dropped_aqm_c: Signal<In, Bits<32>>,
+    pub marked_l: Signal<In, Bits<32>>,
+    pub marked_c: Signal<In, Bits<32>>,
+    pub step_marks: Signal<In, Bits<32>>,
+    pub overloads: Signal<In, Bits<32>>,
+    pub bytes_l: Signal<In, Bits<22>>,
+    pub bytes_c: Signal<In, Bits<22>>,
+    pub cnt_l: Signal<In, Bits<10>>,
+    pub cnt_c: Signal<In, Bits<10>>,
+    pub maxq: Signal<In, Bits<11>>,
+    pub hv_l: Signal<In, Bit>,
+    pub ts_l: Signal<In, Bits<40>>,
+    pub hv_c: Signal<In, Bit>,
+    pub ts_c: Signal<In, Bits<40>>,
+    pub last_qdelay: Signal<In, Bits<40>>,
+    pub credit: Signal<In, Bits<24>>,
+    pub updates: Signal<In, Bits<32>>,
+    // Strobes to the state owners.
+    pub prob_we: Signal<Out, Bit>,
+    pub prob_wdata: Signal<Out, Bits<32>>,
+    pub seed_we: Signal<Out, Bit>,
+    pub seed: Signal<Out, Bits<64>>,
+    pub clear_counters: Signal<Out, Bit>,
+    /// CONTROL.reset: resets the whole core for one cycle, the cycle after the write is taken.
+    pub soft_reset: Signal<Out, Bit>,
+    /// A write is being taken this cycle.
+    pub busy: Signal<Out, Bit>,
+
+    w_we: DFF<Bit>,
+    w_addr: DFF<Bits<8>>,
+    w_data: DFF<Bits<32>>,
+    seed_stage: DFF<Bits<32>>,
+    shadow: DFF<Bits<32>>,
+    err_sticky: DFF<Bit>,
+    rdata: DFF<Bits<32>>,
+    rvalid: DFF<Bit>,
+    err: DFF<Bit>,
+    soft_rst: DFF<Bit>,
+    ok: Signal<Local, Bit>,
+    param: Signal<Local, Bit>,
+    mapped: Signal<Local, Bit>,
+    seed_wide: Signal<Local, Bits<64>>,
+    age_l: Signal<Local, Bits<40>>,
+    age_c: Signal<Local, Bits<40>>,
+    id: K<32, { DUALPI2_ID as u64 }>,
+    capacity: K<32, { HW_QUEUE_CAPACITY as u64 }>,
+    ones: K<32, 0xFFFF_FFFF>,
+    sext: K<32, 0xFF00_0000>,
+}
+
+impl Logic for DualPi2Regs {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, w_we, w_addr, w_data, seed_stage, shadow, err_sticky, rdata, rvalid, err,
+            soft_rst
+        );
+        self.w_we.d.next = self.reg_we.val();
+        self.w_addr.d.next = self.reg_addr.val();
+        self.w_data.d.next = self.reg_wdata.val();
+        self.seed_wide.next = (bit_cast::<64, 32>(self.w_data.q.val()) << 32)
+            | bit_cast::<64, 32>(self.seed_stage.q.val());
+        self.seed.next = self.seed_wide.val();
+        self.prob_wdata.next = self.w_data.q.val();
+        self.param_addr.next = self.w_addr.q.val();
+        self.param_data.next = self.w_data.q.val();
+        self.param_start.next = false;
+        self.prob_we.next = false;
+        self.seed_we.next = false;
+        self.clear_counters.next = false;
+        self.soft_rst.d.next = false;
+        self.err.d.next = false;
+        self.ok.next = false;
+        self.param.next = false;
+        if self.w_we.q.val() {
+            match self.w_addr.q.val().index() {
+                1 => {
+                    // STATUS: write 1 to clear write_error.
+                    self.ok.next = true;
+                    if self.w_data.q.val().get_bit(0) {
+                        self.err_sticky.d.next = false;
+                    }
+                }
+                2 => {
+                    // CONTROL
+                    self.ok.next = true;
+                    self.soft_rst.d.next = self.w_data.q.val().get_bit(0);
+                    self.clear_counters.next = self.w_data.q.val().get_bit(1);
+                }
+                16 => {
+                    // TARGET_US
+                    self.param.next =
+                        (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 1_000_000);
+                }
+                17 => {
+                    // TUPDATE_US
+                    self.param.next =
+                        (self.w_data.q.val() >= 100) & (self.w_data.q.val() <= 1_000_000);
+                }
+                18 => {
+                    // ALPHA
+                    self.param.next =
+                        (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 0xF_FFFF);
+                }
+                19 => {
+                    // BETA
+                    self.param.next =
+                        (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 0xF_FFFF);
+                }
+                20 => {
+                    // K
+                    self.param.next = (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 255);
+                }
+                21 => {
+                    // STEP_US
+                    self.param.next = self.w_data.q.val() <= 1_000_000;
+                }
+                22 => {
+                    // MIN_QLEN_STEP
+                    self.param.next = true;
+                }
+                23 => {
+                    // ECN_MASK
+                    self.param.next = (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 3);
+                }
+                24 => {
+                    // DROP_OVERLOAD
+                    self.param.next = self.w_data.q.val() <= 1;
+                }
+                25 => {
+                    // LIMIT
+                    self.param.next = (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 1024);
+                }
+                26 => {
+                    // MTU
+                    self.param.next = (self.w_data.q.val() >= 64) & (self.w_data.q.val() <= 2047);
+                }
+                27 => {
+                    // C_PROTECTION
+                    self.param.next = self.w_data.q.val() <= 100;
+                }
+                28 => {
+                    // LINK_BYTE_TIME
+                    self.param.next = self.w_data.q.val() <= 0xFF_FFFF;
+                }
+                29 => {
+                    // SEED_LO
+                    self.ok.next = true;
+                    self.seed_stage.d.next = self.w_data.q.val();
+                }
+                30 => {
+                    // SEED_HI: zero is a fixed point of the generator.
+                    self.ok.next = self.seed_wide.val().any();
+                    self.seed_we.next = self.ok.val();
+                }
+                31 => {
+                    // PROB: only while the controller is idle.
+                    self.ok.next = !self.ctrl_busy.val();
+                    self.prob_we.next = self.ok.val();
+                }
+                _ => {
+                    self.ok.next = false;
+                }
+            }
+            if self.param.val() & !self.param_busy.val() {
+                self.ok.next = true;
+                self.param_start.next = true;
+            }
+            if !self.ok.val() {
+                self.err.d.next = true;
+                self.err_sticky.d.next = true;
+            }
+        }
+
+        // Ages of the heads now, for DELAY_L / DELAY_C.
+        self.age_l.next = self.now40.val() - self.ts_l.val();
+        self.age_c.next = self.now40.val() - self.ts_c.val();
+        self.rvalid.d.next = self.reg_re.val();
+        self.mapped.next = true;
+        if self.reg_re.val() {
+            self.rdata.d.next = 0.into();
+            match self.reg_addr.val().index() {
+                0 => {
+                    self.rdata.d.next = self.id.val();
+                }
+                1 => {
+                    self.rdata.d.next =
+                        (bit_cast::<32, 1>((self.ctrl_busy.val() | self.param_busy.val()).into())
+                            << 1)
+                            | bit_cast::<32, 1>(self.err_sticky.q.val().into());
+                }
+                2 => {
+                    self.rdata.d.next = 0.into();
+                }
+                3 => {
+                    self.rdata.d.next = self.capacity.val();
+                }
+                16 => {
+                    self.rdata.d.next = bit_cast::<32, 20>(self.target_us.val());
+                }
+                17 => {
+                    self.rdata.d.next = bit_cast::<32, 20>(self.tupdate_us.val());
+                }
+                18 => {
+                    self.rdata.d.next = bit_cast::<32, 20>(self.alpha.val());
+                }
+                19 => {
+                    self.rdata.d.next = bit_cast::<32, 20>(self.beta.val());
+                }
+                20 => {
+                    self.rdata.d.next = bit_cast::<32, 8>(self.k.val());
+                }
+                21 => {
+                    self.rdata.d.next = bit_cast::<32, 20>(self.step_us.val());
+                }
+                22 => {
+                    self.rdata.d.next = self.min_qlen_step.val();
+                }
+                23 => {
+                    self.rdata.d.next = bit_cast::<32, 2>(self.ecn_mask.val());
+                }
+                24 => {
+                    self.rdata.d.next = bit_cast::<32, 1>(self.drop_overload.val().into());
+                }
+                25 => {
+                    self.rdata.d.next = bit_cast::<32, 11>(self.limit.val());
+                }
+                26 => {
+                    self.rdata.d.next = bit_cast::<32, 11>(self.mtu.val());
+                }
+                27 => {
+                    self.rdata.d.next = bit_cast::<32, 7>(self.wc.val());
+                }
+                28 => {
+                    self.rdata.d.next = bit_cast::<32, 24>(self.link_bt.val());
+                }
+                29 => {
+                    self.rdata.d.next = self.prng_state.val().get_bits::<32>(0);
+                    self.shadow.d.next = self.prng_state.val().get_bits::<32>(32);
+                }
+                30 => {
+                    self.rdata.d.next = self.shadow.q.val();
+                }
+                31 => {
+                    self.rdata.d.next = self.prob.val();
+                }
+                32 => {
+                    self.rdata.d.next = self.pkts_in_l.val();
+                }
+                33 => {
+                    self.rdata.d.next = self.pkts_in_c.val();
+                }
+                34 => {
+                    self.rdata.d.next = self.sent_pkts_l.val();
+                }
+                35 => {
+                    self.rdata.d.next = self.sent_pkts_c.val();
+                }
+                36 => {
+                    self.rdata.d.next = self.sent_bytes_l.val().get_bits::<32>(0);
+                    self.shadow.d.next =
+                        bit_cast::<32, 8>(self.sent_bytes_l.val().get_bits::<8>(32));
+                }
+                37 => {
+                    self.rdata.d.next = self.shadow.q.val();
+                }
+                38 => {
+                    self.rdata.d.next = self.sent_bytes_c.val().get_bits::<32>(0);
+                    self.shadow.d.next =
+                        bit_cast::<32, 8>(self.sent_bytes_c.val().get_bits::<8>(32));
+                }
+                39 => {
+                    self.rdata.d.next = self.shadow.q.val();
+                }
+                40 => {
+                    self.rdata.d.next = self.dropped_enq_l.val();
+                }
+                41 => {
+                    self.rdata.d.next = self.dropped_enq_c.val();
+                }
+                42 => {
+                    self.rdata.d.next = self.dropped_aqm_l.val();
+                }
+                43 => {
+                    self.rdata.d.next = self.dropped_aqm_c.val();
+                }
+                44 => {
+                    self.rdata.d.next = self.marked_l.val();
+                }
+                45 => {
+                    self.rdata.d.next = self.marked_c.val();
+                }
+                46 => {
+                    self.rdata.d.next = self.step_marks.val();
+                }
+                47 => {
+                    self.rdata.d.next = self.overloads.val();
+                }
+                48 => {
+                    self.rdata.d.next = bit_cast::<32, 22>(self.bytes_l.val());
+                }
+                49 => {
+                    self.rdata.d.next = bit_cast::<32, 22>(self.bytes_c.val());
+                }
+                50 => {
+                    self.rdata.d.next = bit_cast::<32, 10>(self.cnt_l.val());
+                }
+                51 => {
+                    self.rdata.d.next = bit_cast::<32, 10>(self.cnt_c.val());
+                }
+                52 => {
+                    self.rdata.d.next = bit_cast::<32, 11>(self.maxq.val());
+                }
+                53 => {
+                    if self.hv_l.val() {
+                        self.rdata.d.next = self.age_l.val().get_bits::<32>(0);
+                        if self.age_l.val().get_bits::<8>(32).any() {
+                            self.rdata.d.next = self.ones.val();
+                        }
+                    }
+                }
+                54 => {
+                    if self.hv_c.val() {
+                        self.rdata.d.next = self.age_c.val().get_bits::<32>(0);
+                        if self.age_c.val().get_bits::<8>(32).any() {
+                            self.rdata.d.next = self.ones.val();
+                        }
+                    }
+                }
+                55 => {
+                    self.rdata.d.next = self.last_qdelay.val().get_bits::<32>(0);
+                    if self.last_qdelay.val().get_bits::<8>(32).any() {
+                        self.rdata.d.next = self.ones.val();
+                    }
+                }
+                56 => {
+                    // Sign-extended.
+                    self.rdata.d.next = bit_cast::<32, 24>(self.credit.val());
+                    if self.credit.val().get_bit(23) {
+                        self.rdata.d.next = bit_cast::<32, 24>(self.credit.val()) | self.sext.val();
+                    }
+                }
+                57 => {
+                    self.rdata.d.next = self.updates.val();
+                }
+                _ => {
+                    self.mapped.next = false;
+                }
+            }
+            if !self.mapped.val() {
+                self.err.d.next = true;
+            }
+        }
+
+        self.reg_rdata.next = self.rdata.q.val();
+        self.reg_rvalid.next = self.rvalid.q.val();
+        self.reg_err.next = self.err.q.val();
+        self.soft_reset.next = self.soft_rst.q.val();
+        self.busy.next = self.w_we.q.val();
+
+        if self.rst.val() {
+            self.w_we.d.next = false;
+            self.seed_stage.d.next = 0.into();
+            self.shadow.d.next = 0.into();
+            self.err_sticky.d.next = false;
+            self.rdata.d.next = 0.into();
+            self.rvalid.d.next = false;
+            self.err.d.next = false;
+            self.soft_rst.d.next = false;
+            self.param_start.next = false;
+            self.prob_we.next = false;
+            self.seed_we.next = false;
+            self.clear_counters.next = false;
+        }
+    }
+}
