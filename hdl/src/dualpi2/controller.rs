@@ -279,3 +279,174 @@ impl Logic for DualPi2Controller {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{clock_edge, settle};
+    use aqm_golden::dualpi2::consts::{coupled_prob, gain_internal, is_overload, prob_cap, MAX_PROB};
+    use aqm_golden::dualpi2::controller::update;
+    use aqm_golden::dualpi2::params::DualPi2Params as P;
+    use aqm_golden::dualpi2::vars::DualPi2Vars;
+    use aqm_golden::prng::XorShift64;
+
+    const T40: u64 = (1 << 40) - 1;
+
+    fn cycle(c: &mut DualPi2Controller) {
+        settle(c);
+        clock_edge(c, |c| &mut c.clock);
+    }
+
+    fn params(c: &mut DualPi2Controller, p: &P) {
+        c.target_ns.next = p.target_ns().to_bits();
+        c.tupdate_ns.next = p.tupdate_ns().to_bits();
+        c.alpha_i.next = gain_internal(p.alpha).to_bits();
+        c.beta_i.next = gain_internal(p.beta).to_bits();
+        c.drop_overload.next = p.drop_overload;
+        c.k.next = (p.k as u64).to_bits();
+        c.cap.next = (prob_cap(p.k) as u64).to_bits();
+    }
+
+    /// Fires an update with the heads aged `age_l` / `age_c` (None = empty) and checks its timing;
+    /// returns (p', last_qdelay) after it.
+    fn fire(c: &mut DualPi2Controller, age_l: Option<u64>, age_c: Option<u64>) -> (u32, u64) {
+        settle(c);
+        let at = c.next_update.val().to_u64();
+        let updates = c.updates.val().to_u64();
+        c.now40.next = at.to_bits();
+        c.hv_l.next = age_l.is_some();
+        c.ts_l.next = (at.wrapping_sub(age_l.unwrap_or(0)) & T40).to_bits();
+        c.hv_c.next = age_c.is_some();
+        c.ts_c.next = (at.wrapping_sub(age_c.unwrap_or(0)) & T40).to_bits();
+        cycle(c); // due
+        settle(c);
+        assert!(!c.busy.val() && c.pending.val());
+        cycle(c); // the firing cycle
+        for k in 1..UPDATE_CYCLES {
+            settle(c);
+            assert!(c.busy.val(), "busy {k} cycles after firing");
+            assert_eq!(c.updates.val().to_u64(), updates, "committed early ({k})");
+            clock_edge(c, |c| &mut c.clock);
+        }
+        settle(c);
+        assert!(!c.busy.val());
+        assert_eq!(c.updates.val().to_u64(), updates + 1);
+        assert_eq!(c.next_update.val().to_u64(), at + c.tupdate_ns.val().to_u64());
+        (c.prob.val().to_u32(), c.last_qdelay.val().to_u64())
+    }
+
+    fn write_prob(c: &mut DualPi2Controller, p: u32) {
+        c.prob_we.next = true;
+        c.prob_wdata.next = (p as u64).to_bits();
+        cycle(c);
+        c.prob_we.next = false;
+        for _ in 1..RECOMPUTE_CYCLES {
+            settle(c);
+            assert!(c.busy.val());
+            clock_edge(c, |c| &mut c.clock);
+        }
+        settle(c);
+        assert!(!c.busy.val());
+        assert_eq!(c.prob.val().to_u32(), p);
+    }
+
+    fn check_kp(c: &DualPi2Controller, p: &P) {
+        let prob = c.prob.val().to_u32();
+        assert_eq!(c.kp.val().to_u64(), coupled_prob(p.k, prob), "kp");
+        assert_eq!(c.overload.val(), is_overload(p.k, prob), "overload");
+    }
+
+    fn fresh(p: &P) -> Box<DualPi2Controller> {
+        let mut c = Box::<DualPi2Controller>::default();
+        c.connect_all();
+        params(&mut c, p);
+        c.rst.next = true;
+        cycle(c.as_mut());
+        c.rst.next = false;
+        c
+    }
+
+    #[test]
+    fn the_worked_example_of_the_spec() {
+        let p = P::hardware();
+        let mut c = fresh(&p);
+        let (prob, last) = fire(c.as_mut(), Some(5_000_000), None);
+        assert_eq!(prob, 0x03AE_F20B);
+        assert_eq!(last, 5_000_000);
+        check_kp(&c, &p);
+    }
+
+    /// Against the golden update, with edge and random delays, gains, probabilities and caps.
+    #[test]
+    fn updates_equal_the_specification() {
+        let mut rng = XorShift64::new(99).unwrap();
+        let mut r = move |n: u64| rng.next_word() % n;
+        let delays = [0, 1, 63, 64, 15_000_000, 16_000_000, 400_000_000, (1 << 39) - 1];
+        let probs = [0, 1, MAX_PROB / 2, MAX_PROB - 1, MAX_PROB];
+        for case in 0..24 {
+            let p = P {
+                target_us: [1, 15_000, 1_000_000][case % 3],
+                alpha: [1, 41, 0xF_FFFF][(case / 3) % 3],
+                beta: [819, 1, 0xF_FFFF][(case / 9) % 3],
+                k: [1, 2, 255][case % 3],
+                drop_overload: case % 2 == 0,
+                ..P::hardware()
+            };
+            let mut c = fresh(&p);
+            for _ in 0..40 {
+                let pick = |r: &mut dyn FnMut(u64) -> u64| {
+                    if r(2) == 0 {
+                        delays[r(delays.len() as u64) as usize]
+                    } else {
+                        r(1 << 30)
+                    }
+                };
+                let q0 = pick(&mut r);
+                let q1 = pick(&mut r);
+                let p0 = if r(2) == 0 {
+                    probs[r(probs.len() as u64) as usize]
+                } else {
+                    r(1 << 32) as u32
+                };
+                // A first update leaves last_qdelay = q0 (in L or C, the other empty or younger).
+                let (_, last) = if r(2) == 0 {
+                    fire(&mut c, Some(q0), Some(q0 / 2))
+                } else {
+                    fire(&mut c, None, Some(q0))
+                };
+                assert_eq!(last, q0);
+                write_prob(&mut c, p0);
+                check_kp(&c, &p);
+                let mut v = DualPi2Vars::new(&p);
+                v.prob = p0;
+                v.last_qdelay = q0;
+                update(&mut v, &p, q1);
+                let (prob, last) = fire(&mut c, Some(q1 / 3), Some(q1));
+                assert_eq!((prob, last), (v.prob, q1), "case {case}: p0 {p0} q0 {q0} q1 {q1}");
+                check_kp(&c, &p);
+            }
+        }
+    }
+
+    #[test]
+    fn a_k_commit_recomputes_kp_when_idle() {
+        let p = P::hardware();
+        let mut c = fresh(&p);
+        write_prob(&mut c, 3_000_000_000);
+        assert!(c.overload.val());
+        let p5 = P { k: 1, ..p };
+        params(&mut c, &p5);
+        c.k_commit.next = true;
+        cycle(c.as_mut());
+        c.k_commit.next = false;
+        settle(c.as_mut());
+        assert!(c.pending.val());
+        cycle(c.as_mut()); // starts the recompute
+        for _ in 1..RECOMPUTE_CYCLES {
+            cycle(c.as_mut());
+        }
+        settle(c.as_mut());
+        check_kp(&c, &p5);
+        assert!(!c.overload.val());
+    }
+}

@@ -18,7 +18,7 @@
 //! the multiplier per cycle, most significant first.
 
 use crate::konst::K;
-use aqm_golden::dualpi2::consts::{gain_internal, prob_cap, PARAM_CYCLES};
+use aqm_golden::dualpi2::consts::{gain_internal, prob_cap, us_to_ns, PARAM_CYCLES};
 use aqm_golden::dualpi2::params::HARDWARE_PARAMS as H;
 use aqm_golden::dualpi2::scheduler::initial_credit;
 use rust_hdl::prelude::*;
@@ -26,10 +26,6 @@ use rust_hdl::prelude::*;
 /// The engine's step in which the results are committed: they are visible `PARAM_CYCLES` cycles after
 /// `reg_we` (the write is judged one cycle after `reg_we` and the engine starts the cycle after that).
 const COMMIT_STEP: u64 = PARAM_CYCLES - 3;
-
-const fn ns(us: u32) -> u64 {
-    us as u64 * 1000
-}
 
 /// The initial credit at reset as a 24-bit two's-complement value.
 const RESET_CREDIT: u64 = (initial_credit(&H) as u64) & ((1 << 24) - 1);
@@ -114,9 +110,9 @@ pub struct DualPi2Params {
     rem2: Signal<Local, Bits<32>>,
     wdiff: Signal<Local, Bits<8>>,
     c_target_us: K<20, { H.target_us as u64 }>,
-    c_target_ns: K<30, { ns(H.target_us) }>,
+    c_target_ns: K<30, { us_to_ns(H.target_us) }>,
     c_tupdate_us: K<20, { H.tupdate_us as u64 }>,
-    c_tupdate_ns: K<30, { ns(H.tupdate_us) }>,
+    c_tupdate_ns: K<30, { us_to_ns(H.tupdate_us) }>,
     c_alpha: K<20, { H.alpha as u64 }>,
     c_alpha_i: K<21, { gain_internal(H.alpha) }>,
     c_beta: K<20, { H.beta as u64 }>,
@@ -124,7 +120,7 @@ pub struct DualPi2Params {
     c_k: K<8, { H.k as u64 }>,
     c_cap: K<32, { prob_cap(H.k) as u64 }>,
     c_step_us: K<20, { H.step_us as u64 }>,
-    c_step_ns: K<30, { ns(H.step_us) }>,
+    c_step_ns: K<30, { us_to_ns(H.step_us) }>,
     c_min_qlen: K<32, { H.min_qlen_step as u64 }>,
     c_ecn_mask: K<2, { H.ecn_mask as u64 }>,
     c_limit: K<11, { H.limit as u64 }>,
@@ -413,5 +409,158 @@ impl Logic for DualPi2Params {
             self.link_bt_r.d.next = 0.into();
             self.k_commit.next = false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{clock_edge, settle};
+    use aqm_golden::dualpi2::params::DualPi2Params as P;
+    use aqm_golden::dualpi2::regs::addr;
+    use aqm_golden::prng::XorShift64;
+
+    fn cycle(e: &mut DualPi2Params) {
+        settle(e);
+        clock_edge(e, |e| &mut e.clock);
+    }
+
+    /// Resets, then writes `value` to `a` (the write judged in cycle 0, as the register file does) and
+    /// returns the engine after the commit, checking that nothing changed before it.
+    fn write(e: &mut DualPi2Params, a: u8, value: u32) {
+        e.rst.next = true;
+        cycle(e);
+        e.rst.next = false;
+        let before = snapshot(e);
+        e.start.next = true;
+        e.addr.next = (a as u64).to_bits();
+        e.data.next = (value as u64).to_bits();
+        cycle(e);
+        e.start.next = false;
+        // reg_we was one cycle before the start, so the commit is visible PARAM_CYCLES - 1 cycles after it.
+        for c in 1..PARAM_CYCLES - 1 {
+            settle(e);
+            assert!(e.busy.val(), "busy in cycle {c}");
+            assert_eq!(snapshot(e), before, "parameter changed early, cycle {c}");
+            clock_edge(e, |e| &mut e.clock);
+        }
+        settle(e);
+        assert!(!e.busy.val());
+    }
+
+    fn snapshot(e: &DualPi2Params) -> Vec<u64> {
+        vec![
+            e.target_ns.val().to_u64(),
+            e.tupdate_ns.val().to_u64(),
+            e.step_ns.val().to_u64(),
+            e.alpha_i.val().to_u64(),
+            e.beta_i.val().to_u64(),
+            e.k.val().to_u64(),
+            e.cap.val().to_u64(),
+            e.limit.val().to_u64(),
+            e.byte_limit.val().to_u64(),
+            e.mtu.val().to_u64(),
+            e.wc.val().to_u64(),
+            e.init_credit.val().to_u64(),
+            e.min_qlen_step.val().to_u64(),
+            e.ecn_mask.val().to_u64(),
+            e.drop_overload.val() as u64,
+            e.link_bt.val().to_u64(),
+        ]
+    }
+
+    fn credit24(p: &P) -> u64 {
+        initial_credit(p) as u64 & ((1 << 24) - 1)
+    }
+
+    #[test]
+    fn reset_values_are_the_hardware_preset() {
+        let mut e = DualPi2Params::default();
+        e.connect_all();
+        e.rst.next = true;
+        cycle(&mut e);
+        e.rst.next = false;
+        settle(&mut e);
+        assert_eq!(e.alpha_i.val().to_u64(), 44);
+        assert_eq!(e.beta_i.val().to_u64(), 879);
+        assert_eq!(e.cap.val().to_u64(), prob_cap(2) as u64);
+        assert_eq!(e.byte_limit.val().to_u64(), H.byte_limit());
+        assert_eq!(e.init_credit.val().to_u64(), credit24(&H));
+        assert_eq!(e.target_ns.val().to_u64(), H.target_ns());
+    }
+
+    #[test]
+    fn conversions_equal_the_golden_functions() {
+        let mut e = DualPi2Params::default();
+        e.connect_all();
+        let mut rng = XorShift64::new(7).unwrap();
+        let mut r = |lo: u32, hi: u32| lo + (rng.next_word() % (hi as u64 - lo as u64 + 1)) as u32;
+        let gains = [1, 2, 41, 819, 1000, 4095, 0xF_FFFF, r(1, 0xF_FFFF), r(1, 0xF_FFFF)];
+        for g in gains {
+            write(&mut e, addr::ALPHA, g);
+            assert_eq!(e.alpha_i.val().to_u64(), gain_internal(g), "alpha {g}");
+            assert_eq!(e.alpha.val().to_u64(), g as u64);
+            write(&mut e, addr::BETA, g);
+            assert_eq!(e.beta_i.val().to_u64(), gain_internal(g), "beta {g}");
+        }
+        for k in [1, 2, 3, 7, 100, 254, 255, r(1, 255)] {
+            write(&mut e, addr::K, k);
+            assert_eq!(e.cap.val().to_u64(), prob_cap(k) as u64, "k {k}");
+            assert_eq!(e.k.val().to_u64(), k as u64);
+        }
+        for us in [0, 1, 100, 15_000, 999_999, 1_000_000, r(0, 1_000_000)] {
+            write(&mut e, addr::STEP_US, us);
+            assert_eq!(e.step_ns.val().to_u64(), us as u64 * 1000, "step {us}");
+            if us >= 100 {
+                write(&mut e, addr::TUPDATE_US, us);
+                assert_eq!(e.tupdate_ns.val().to_u64(), us as u64 * 1000);
+                write(&mut e, addr::TARGET_US, us);
+                assert_eq!(e.target_ns.val().to_u64(), us as u64 * 1000);
+            }
+        }
+        for limit in [1, 2, 1000, 1024, r(1, 1024)] {
+            write(&mut e, addr::LIMIT, limit);
+            let p = P { limit, ..H };
+            assert_eq!(e.byte_limit.val().to_u64(), p.byte_limit(), "limit {limit}");
+        }
+        for mtu in [64, 1500, 1514, 2047, r(64, 2047)] {
+            write(&mut e, addr::MTU, mtu);
+            let p = P { mtu, ..H };
+            assert_eq!(e.byte_limit.val().to_u64(), p.byte_limit(), "mtu {mtu}");
+            assert_eq!(e.init_credit.val().to_u64(), credit24(&p), "mtu {mtu}");
+        }
+        for wc in [0, 1, 10, 49, 50, 51, 99, 100, r(0, 100)] {
+            write(&mut e, addr::C_PROTECTION, wc);
+            let p = P {
+                c_protection: wc,
+                ..H
+            };
+            assert_eq!(e.init_credit.val().to_u64(), credit24(&p), "wc {wc}");
+        }
+    }
+
+    #[test]
+    fn a_k_commit_is_signalled_in_the_commit_cycle() {
+        let mut e = DualPi2Params::default();
+        e.connect_all();
+        e.rst.next = true;
+        cycle(&mut e);
+        e.rst.next = false;
+        e.start.next = true;
+        e.addr.next = (addr::K as u64).to_bits();
+        e.data.next = 5u64.to_bits();
+        let mut commits = vec![];
+        for c in 0..PARAM_CYCLES + 5 {
+            settle(&mut e);
+            if e.k_commit.val() {
+                commits.push(c);
+                assert_eq!(e.k.val().to_u64(), 2, "the new K shows the cycle after");
+            }
+            clock_edge(&mut e, |e| &mut e.clock);
+            e.start.next = false;
+        }
+        assert_eq!(commits, vec![PARAM_CYCLES - 2]);
+        settle(&mut e);
+        assert_eq!(e.k.val().to_u64(), 5);
     }
 }
