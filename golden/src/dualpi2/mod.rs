@@ -17,6 +17,7 @@
 pub mod classify;
 pub mod consts;
 pub mod controller;
+pub mod core;
 pub mod decision;
 pub mod params;
 pub mod qdisc;

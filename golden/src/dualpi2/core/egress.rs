@@ -1,0 +1,287 @@
+//! The egress (`aqm_hdl::dualpi2::egress`): the dequeue FSM (Idle, Decide, Out), the WRR credit, the
+//! egress register and the link model.
+//!
+//! - Idle, `go` (out_ready, link Idle, a head valid): [`pick`] a queue, pop it, take the generator's
+//!   next word, latch the head, the queue, whether both heads were valid and the departure time (the
+//!   chained one after a drop, else the link model's). Idle without `go`: `chain` = 0, and a request
+//!   that finds both heads invalid (link Idle) resets the credit.
+//! - Decide: [`decide`] against the byte backlog of this cycle (the popped packet already out of it);
+//!   the egress register and the departure counters are loaded at its edge.
+//! - Out: `out_valid` until `out_ready`. At the handshake a drop sets `chain`; a send clears it, adds
+//!   [`credit_change`] to the credit and starts the link model.
+
+use super::super::decision::{decide, Decision, Head, Rule, Verdict};
+use super::super::params::{DualPi2Params, HARDWARE_PARAMS};
+use super::super::scheduler::{credit_change, initial_credit, pick};
+use super::super::vars::DualPi2Vars;
+use super::queue::Entry;
+use super::{qi, queue_of, TIME_MASK};
+use crate::hw::link::{LinkModel, Start};
+use crate::types::{Ecn, QueueId};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum State {
+    #[default]
+    Idle,
+    Decide,
+    Out,
+}
+
+/// The egress register: what the stream shows in state Out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OutReg {
+    pub len: u16,
+    pub ecn: u8,
+    pub tag: u16,
+    /// ns, 40 bits.
+    pub sojourn: u64,
+    pub queue: bool,
+    pub drop: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Egress {
+    pub state: State,
+    chain: bool,
+    // Latched at the pick.
+    entry: Entry,
+    l: bool,
+    both: bool,
+    /// Departure time, ns (40 bits), and its fraction (/256).
+    dep: u64,
+    frac: u64,
+    word: u64,
+    pub out: OutReg,
+    /// The decision loaded with the egress register.
+    pub decision: Option<Decision>,
+    /// WRR credit, bytes x %.
+    pub credit: i64,
+    pub link: LinkModel,
+    // Counters, indexed by `qi` (C = 0, L = 1).
+    pub sent_pkts: [u32; 2],
+    /// 40 bits.
+    pub sent_bytes: [u64; 2],
+    pub dropped_aqm: [u32; 2],
+    pub marked: [u32; 2],
+    pub step_marks: u32,
+    pub overload: u32,
+}
+
+impl Default for Egress {
+    fn default() -> Self {
+        Egress {
+            state: State::Idle,
+            chain: false,
+            entry: Entry::default(),
+            l: false,
+            both: false,
+            dep: 0,
+            frac: 0,
+            word: 0,
+            out: OutReg::default(),
+            decision: None,
+            credit: 0,
+            link: LinkModel::default(),
+            sent_pkts: [0; 2],
+            sent_bytes: [0; 2],
+            dropped_aqm: [0; 2],
+            marked: [0; 2],
+            step_marks: 0,
+            overload: 0,
+        }
+    }
+}
+
+/// Combinational values of this cycle.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Comb {
+    pub go: bool,
+    /// The queue picked and popped this cycle, with its head entry.
+    pub pop: Option<(QueueId, Entry)>,
+    /// `chain` was set at the pick: the departure time is the previous packet's.
+    pub chained: bool,
+    /// The pick takes the link model's exact departure time.
+    pub exact: bool,
+    pub credit_reset: bool,
+    pub handshake: bool,
+    /// Both heads are valid.
+    both: bool,
+    dep: u64,
+    frac: u64,
+}
+
+/// What the egress reads of the rest of the core at the edge.
+pub struct Env<'a> {
+    pub now40: u64,
+    pub params: &'a DualPi2Params,
+    pub link_bt: u32,
+    /// p' and the K that the controller's kp and overload flag were computed with.
+    pub prob: u32,
+    pub kp_k: u32,
+    /// Bytes in both queues this cycle.
+    pub backlog: u64,
+    /// The generator's next word.
+    pub word: u64,
+    pub clear_counters: bool,
+}
+
+/// What happened at a clock edge, for coverage.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EgressEvents {
+    pub decided: Option<(QueueId, Decision)>,
+    pub sent: bool,
+    pub link_wait: bool,
+}
+
+impl Egress {
+    pub fn out_valid(&self) -> bool {
+        self.state == State::Out
+    }
+
+    pub fn comb(
+        &self,
+        now40: u64,
+        out_ready: bool,
+        head_c: Option<Entry>,
+        head_l: Option<Entry>,
+    ) -> Comb {
+        let idle = self.state == State::Idle;
+        let link_idle = self.link.idle();
+        let any = head_c.is_some() || head_l.is_some();
+        let go = idle && out_ready && link_idle && any;
+        let pop = if go {
+            pick(self.credit, head_l.is_some(), head_c.is_some()).and_then(|q| {
+                let h = if q == QueueId::L { head_l } else { head_c };
+                h.map(|h| (q, h))
+            })
+        } else {
+            None
+        };
+        let (dep, frac) = if self.chain {
+            (self.dep, self.frac)
+        } else {
+            self.link.dep(now40)
+        };
+        Comb {
+            go,
+            pop,
+            chained: self.chain,
+            exact: !self.chain && self.link.exact(),
+            credit_reset: idle && !go && out_ready && link_idle && !any,
+            handshake: self.state == State::Out && out_ready,
+            both: head_c.is_some() && head_l.is_some(),
+            dep,
+            frac,
+        }
+    }
+
+    pub fn clock(&mut self, rst: bool, c: &Comb, e: &Env) -> EgressEvents {
+        let mut ev = EgressEvents::default();
+        let mut start = None;
+        match self.state {
+            State::Idle => {
+                if let Some((q, h)) = c.pop {
+                    self.entry = h;
+                    self.l = q == QueueId::L;
+                    self.both = c.both;
+                    self.dep = c.dep;
+                    self.frac = c.frac;
+                    self.word = e.word;
+                    self.state = State::Decide;
+                } else {
+                    self.chain = false;
+                    if c.credit_reset {
+                        self.credit = initial_credit(e.params);
+                    }
+                }
+            }
+            State::Decide => {
+                let q = queue_of(self.l);
+                let h = self.entry;
+                let sojourn = self.dep.wrapping_sub(h.ts) & TIME_MASK;
+                let head = Head {
+                    queue: q,
+                    ecn: Ecn::from_bits(h.ecn),
+                    sojourn_ns: sojourn,
+                    apply_step: h.apply_step,
+                };
+                let vars = DualPi2Vars {
+                    prob: e.prob,
+                    last_qdelay: 0,
+                    credit: self.credit,
+                };
+                // The RTL uses K only through kp and the overload flag: decide with the K they were
+                // computed with (it differs from the effective K between a K commit and its recompute).
+                let params = DualPi2Params {
+                    k: e.kp_k,
+                    ..*e.params
+                };
+                let d = decide(&vars, &params, e.backlog, &head, self.word);
+                let n = qi(q);
+                self.overload = self.overload.wrapping_add(d.overload as u32);
+                let (drop, ecn) = match d.verdict {
+                    Verdict::Drop(_) => {
+                        self.dropped_aqm[n] = self.dropped_aqm[n].wrapping_add(1);
+                        (true, h.ecn)
+                    }
+                    Verdict::Pass => (false, h.ecn),
+                    Verdict::Mark(rule) => {
+                        self.marked[n] = self.marked[n].wrapping_add(1);
+                        self.step_marks = self.step_marks.wrapping_add((rule == Rule::Step) as u32);
+                        (false, Ecn::Ce.bits())
+                    }
+                };
+                if !drop {
+                    self.sent_pkts[n] = self.sent_pkts[n].wrapping_add(1);
+                    self.sent_bytes[n] = (self.sent_bytes[n] + h.len as u64) & TIME_MASK;
+                }
+                self.out = OutReg {
+                    len: h.len,
+                    ecn,
+                    tag: h.tag,
+                    sojourn,
+                    queue: self.l,
+                    drop,
+                };
+                self.decision = Some(d);
+                ev.decided = Some((q, d));
+                self.state = State::Out;
+            }
+            State::Out => {
+                if c.handshake {
+                    if self.out.drop {
+                        self.chain = true;
+                    } else {
+                        self.chain = false;
+                        let q = queue_of(self.l);
+                        self.credit += credit_change(e.params, q, self.both, self.entry.len as u32);
+                        start = Some(Start {
+                            len: self.entry.len,
+                            dep: self.dep,
+                            frac: self.frac,
+                        });
+                        ev.sent = true;
+                    }
+                    self.state = State::Idle;
+                }
+            }
+        }
+        ev.link_wait = self.link.clock(rst, e.now40, start, e.link_bt);
+        if e.clear_counters {
+            self.sent_pkts = [0; 2];
+            self.sent_bytes = [0; 2];
+            self.dropped_aqm = [0; 2];
+            self.marked = [0; 2];
+            self.step_marks = 0;
+            self.overload = 0;
+        }
+        if rst {
+            *self = Egress {
+                credit: initial_credit(&HARDWARE_PARAMS),
+                ..Egress::default()
+            };
+            return EgressEvents::default();
+        }
+        ev
+    }
+}
