@@ -2,9 +2,11 @@
 //!
 //! - enqueue at `t`: run the controller updates due at or before `t` at their own times, set `now = t`,
 //!   offer the descriptor (its tag is a 16-bit sequence number), wait for its verdict and for `idle`.
-//! - dequeue at `t` (the link is free): the same catch-up, then `out_ready` until one packet is sent:
-//!   every beat before it with `out_drop` is a drop at dequeue, reported in `drops`; none when the core
-//!   holds nothing. Then `out_ready` low and clock until `idle`.
+//! - dequeue at `t` (the link is free): the same catch-up, then `out_ready` high until one packet is
+//!   sent: every beat before it with `out_drop` set is a drop at dequeue, reported in `drops`; no beat
+//!   when the core holds nothing (the request then lasts one cycle). Then `out_ready` low and clock
+//!   until `idle`; only then does the [`CoreKind`] say why each beat was dropped or marked, so that it
+//!   may read the core's counters to tell.
 //!
 //! The packets the core holds are kept here by tag, so a departure is matched to the packet the
 //! simulator handed in (and a tag the core never got, or a changed length, is a fault). A fault stops
@@ -13,7 +15,7 @@
 
 use crate::driver::{Beat, CoreDriver, VerdictBeat};
 use crate::HilError;
-use aqm_golden::{Admission, Aqm, Departure, DropReason, Dropped, MarkReason, Packet};
+use aqm_golden::{Admission, Aqm, Departure, DropReason, Dropped, Ecn, MarkReason, Packet};
 use aqm_verilated::Model;
 
 /// What a core's outputs mean, and how its registers are set: everything that differs between the PIE
@@ -22,28 +24,28 @@ pub trait CoreKind: Send + 'static {
     /// The row name in the simulator's tables (`"pie (hw)"`).
     fn name(&self) -> String;
 
-    /// Outputs beyond the shared ones to sample with each egress beat (into [`Beat::extra`]), such as
-    /// the rule behind a mark at dequeue.
-    fn extra_egress_ports(&self) -> &'static [&'static str] {
-        &[]
-    }
-
     /// Writes the parameters and the generator seed; the core is out of reset with `now` = 0.
-    fn configure(&self, core: &mut CoreDriver) -> Result<(), HilError>;
+    fn configure(&mut self, core: &mut CoreDriver) -> Result<(), HilError>;
 
     /// The simulator's admission for a verdict.
-    fn admission(&self, v: &VerdictBeat) -> Result<Admission, String>;
+    fn admission(&mut self, v: &VerdictBeat) -> Result<Admission, String>;
 
-    /// What an egress beat is: the packet sent (with the reason if it was marked at dequeue), or
-    /// dropped at dequeue (with the golden model's reason). `arrived` is the packet as it was offered.
-    fn egress(&self, beat: &Beat, arrived: &Packet) -> Result<Egress, String>;
-}
+    /// Why the core dropped `arrived` at dequeue (an egress beat with `out_drop`), as the golden model
+    /// names it. Called once the dequeue is over and the core idle: `core` may read its registers.
+    fn drop_reason(
+        &mut self,
+        beat: &Beat,
+        arrived: &Packet,
+        core: &mut CoreDriver,
+    ) -> Result<DropReason, String>;
 
-/// The meaning of one egress beat.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Egress {
-    Sent { mark: Option<MarkReason> },
-    Dropped(DropReason),
+    /// Whether the core marked `arrived` at dequeue, and why (called as [`CoreKind::drop_reason`] is).
+    fn dequeue_mark(
+        &mut self,
+        beat: &Beat,
+        arrived: &Packet,
+        core: &mut CoreDriver,
+    ) -> Result<Option<MarkReason>, String>;
 }
 
 /// Tags are 16 bits; the core holds far fewer packets than that.
@@ -58,13 +60,15 @@ pub struct HwAqm<K: CoreKind> {
     next_tag: u16,
     packets: usize,
     bytes: u64,
+    /// The beats of the dequeue in progress, with the packets they carried.
+    beats: Vec<(Beat, Packet)>,
     fault: Option<String>,
 }
 
 impl<K: CoreKind> HwAqm<K> {
     /// Resets `model`, lets `kind` configure it and waits for it to be idle.
-    pub fn new(kind: K, model: Model) -> Result<HwAqm<K>, HilError> {
-        let mut core = CoreDriver::new(model, kind.extra_egress_ports())?;
+    pub fn new(mut kind: K, model: Model) -> Result<HwAqm<K>, HilError> {
+        let mut core = CoreDriver::new(model)?;
         kind.configure(&mut core)?;
         core.run_until_idle("the configuration")?;
         Ok(HwAqm {
@@ -74,6 +78,7 @@ impl<K: CoreKind> HwAqm<K> {
             next_tag: 0,
             packets: 0,
             bytes: 0,
+            beats: Vec::new(),
             fault: None,
         })
     }
@@ -114,15 +119,15 @@ impl<K: CoreKind> HwAqm<K> {
         self.core.advance_to(now_ns)?;
         let v = self.core.offer(len, pkt.ecn, tag)?;
         self.next_tag = self.next_tag.wrapping_add(1);
-        let admission = self
-            .kind
-            .admission(&v)
-            .map_err(|w| self.core_error(format!("verdict of packet {}: {w}", pkt.id)))?;
+        let admission = match self.kind.admission(&v) {
+            Ok(a) => a,
+            Err(w) => return Err(self.core_error(format!("verdict of packet {}: {w}", pkt.id))),
+        };
         match admission {
             Admission::Dropped(_) => {}
             Admission::Enqueued | Admission::Marked(_) => {
                 if matches!(admission, Admission::Marked(_)) {
-                    pkt.ecn = aqm_golden::Ecn::Ce;
+                    pkt.ecn = Ecn::Ce;
                 }
                 self.held[tag as usize] = Some(pkt);
                 self.packets += 1;
@@ -138,7 +143,7 @@ impl<K: CoreKind> HwAqm<K> {
         drops: &mut Vec<Dropped>,
     ) -> Result<Option<Departure>, HilError> {
         self.core.advance_to(now_ns)?;
-        let mut sent = None;
+        self.beats.clear();
         while let Some(beat) = self.core.next_beat(self.packets > 0)? {
             let Some(pkt) = self.held[beat.tag as usize].take() else {
                 return Err(self.core_error(format!(
@@ -154,31 +159,43 @@ impl<K: CoreKind> HwAqm<K> {
             }
             self.packets -= 1;
             self.bytes -= u64::from(pkt.len);
-            let meaning = self.kind.egress(&beat, &pkt).map_err(|w| {
-                self.core_error(format!("departure of packet {} (tag {}): {w}", pkt.id, beat.tag))
-            })?;
-            match meaning {
-                Egress::Dropped(reason) => drops.push(Dropped {
+            self.beats.push((beat, pkt));
+            if !beat.drop {
+                break;
+            }
+        }
+        self.core.finish_dequeue()?;
+        let mut sent = None;
+        for k in 0..self.beats.len() {
+            let (beat, pkt) = self.beats[k];
+            let why = |w: String| format!("departure of packet {} (tag {}): {w}", pkt.id, beat.tag);
+            if beat.drop {
+                let reason = match self.kind.drop_reason(&beat, &pkt, &mut self.core) {
+                    Ok(r) => r,
+                    Err(w) => return Err(self.core_error(why(w))),
+                };
+                drops.push(Dropped {
                     pkt,
                     reason,
                     sojourn_ns: beat.sojourn_ns,
                     queue: beat.queue,
-                }),
-                Egress::Sent { mark } => {
-                    sent = Some(Departure {
-                        pkt: Packet {
-                            ecn: beat.ecn,
-                            ..pkt
-                        },
-                        sojourn_ns: beat.sojourn_ns,
-                        mark,
-                        queue: beat.queue,
-                    });
-                    break;
-                }
+                });
+            } else {
+                let mark = match self.kind.dequeue_mark(&beat, &pkt, &mut self.core) {
+                    Ok(m) => m,
+                    Err(w) => return Err(self.core_error(why(w))),
+                };
+                sent = Some(Departure {
+                    pkt: Packet {
+                        ecn: beat.ecn,
+                        ..pkt
+                    },
+                    sojourn_ns: beat.sojourn_ns,
+                    mark,
+                    queue: beat.queue,
+                });
             }
         }
-        self.core.finish_dequeue()?;
         Ok(sent)
     }
 }

@@ -25,8 +25,6 @@ pub const MAX_NOW_STEP: u64 = 1 << 38;
 /// Cycles to wait for the core to answer before calling it stuck: the longest job, a controller
 /// update, takes 2609 cycles.
 pub const MAX_WAIT_CYCLES: u64 = 100_000;
-/// Extra egress outputs a core may ask to have sampled with each beat (see [`crate::CoreKind`]).
-pub const MAX_EXTRA: usize = 4;
 
 /// Input ports, in [`IN_NAMES`] order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,8 +99,6 @@ pub struct Beat {
     pub queue: QueueId,
     /// Dropped at dequeue (DualPI2's AQM drops), not sent.
     pub drop: bool,
-    /// The core's extra egress outputs, in the order of [`crate::CoreKind::extra_egress_ports`].
-    pub extra: [u64; MAX_EXTRA],
 }
 
 /// A Verilated core behind its ports, with a cycle counter.
@@ -113,7 +109,6 @@ pub struct CoreDriver {
     /// The value each input is driven with (ports are written only when the value changes).
     driven: [u64; 11],
     outs: Outs,
-    extra: Vec<PortId>,
     /// `now` as driven, ns (the core sees the low 40 bits).
     now: u64,
     cycles: u64,
@@ -128,9 +123,8 @@ fn queue_of(bit: u64) -> QueueId {
 }
 
 impl CoreDriver {
-    /// Resolves the shared ports and `extra_egress` on `model` and holds the core in reset for two
-    /// cycles at time 0.
-    pub fn new(model: Model, extra_egress: &[&str]) -> Result<CoreDriver, HilError> {
+    /// Resolves the shared ports on `model` and holds the core in reset for two cycles at time 0.
+    pub fn new(model: Model) -> Result<CoreDriver, HilError> {
         let design = model.design_name();
         let find = |name: &str| {
             model.port(name).ok_or_else(|| HilError::MissingPort {
@@ -138,12 +132,6 @@ impl CoreDriver {
                 port: name.to_string(),
             })
         };
-        if extra_egress.len() > MAX_EXTRA {
-            return Err(HilError::Config(format!(
-                "{design}: at most {MAX_EXTRA} extra egress ports, {} asked for",
-                extra_egress.len()
-            )));
-        }
         let ins = IN_NAMES
             .iter()
             .map(|n| find(n))
@@ -167,16 +155,11 @@ impl CoreDriver {
             idle: find("idle")?,
             next_update: find("next_update")?,
         };
-        let extra = extra_egress
-            .iter()
-            .map(|n| find(n))
-            .collect::<Result<Vec<_>, _>>()?;
         let mut d = CoreDriver {
             m: model,
             ins,
             driven: [u64::MAX; 11],
             outs,
-            extra,
             now: 0,
             cycles: 0,
         };
@@ -278,9 +261,7 @@ impl CoreDriver {
             }
             self.edge();
         }
-        Err(self.stuck(format!(
-            "not idle {MAX_WAIT_CYCLES} cycles into {during}"
-        )))
+        Err(self.stuck(format!("not idle {MAX_WAIT_CYCLES} cycles into {during}")))
     }
 
     /// Moves `now` forward to `t` without clocking (in steps the core accepts, clocking between them if
@@ -396,10 +377,6 @@ impl CoreDriver {
             }
             if self.get(self.outs.out_valid) != 0 {
                 let o = &self.outs;
-                let mut extra = [0; MAX_EXTRA];
-                for (e, p) in extra.iter_mut().zip(&self.extra) {
-                    *e = self.get(*p);
-                }
                 let beat = Beat {
                     tag: self.get(o.out_tag) as u16,
                     len: self.get(o.out_len) as u16,
@@ -407,7 +384,6 @@ impl CoreDriver {
                     sojourn_ns: self.get(o.out_sojourn) & TIME_MASK,
                     queue: queue_of(self.get(o.out_queue)),
                     drop: self.get(o.out_drop) != 0,
-                    extra,
                 };
                 self.edge();
                 return Ok(Some(beat));
@@ -429,7 +405,8 @@ impl CoreDriver {
         self.run_until_idle("the end of a dequeue")
     }
 
-    /// Writes a register; a rejected write (out of range, read-only, unmapped) is an error.
+    /// Writes a register and waits until the core is idle again (a parameter may take effect cycles
+    /// later); a rejected write (out of range, read-only, unmapped) is an error.
     pub fn write_reg(&mut self, addr: u8, value: u32) -> Result<(), HilError> {
         self.drive(In::RegAddr, addr as u64);
         self.drive(In::RegWdata, value as u64);
@@ -444,7 +421,7 @@ impl CoreDriver {
         if err {
             return Err(HilError::Rejected { addr, value });
         }
-        Ok(())
+        self.run_until_idle("a register write")
     }
 
     /// Reads a register; an unmapped address is an error.

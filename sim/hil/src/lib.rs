@@ -13,15 +13,17 @@
 //!
 //! A DualPI2 core with the same port names needs only its own [`CoreKind`]: its register writes (from
 //! `aqm_golden::dualpi2::regs`, the seed from `aqm_golden::dualpi2::qdisc::run_seed`), verdict codes 0
-//! (enqueue) and 3 (tail drop) with the queue bit, and egress beats with `out_drop` mapped to the golden
-//! model's drop reasons; [`HwAqm`] already takes several beats per dequeue (AQM drops, then the packet
-//! sent) and reports the drops to the simulator.
+//! (enqueue) and 3 (tail drop) with the queue bit, and the golden model's reasons for its drops and
+//! marks at dequeue (a C drop is `Classic`, an L drop `LowLatency`; a CE departure from C is a
+//! `Classic` mark; from L, the MARKED_L and STEP_MARKS counters tell a coupled mark from a step mark
+//! from a packet that arrived CE). [`HwAqm`] already takes several beats per dequeue (AQM drops, then
+//! the packet sent) and reports the drops to the simulator.
 
 mod adapter;
 pub mod driver;
 pub mod pie;
 
-pub use adapter::{CoreKind, Egress, HwAqm};
+pub use adapter::{CoreKind, HwAqm};
 pub use driver::{Beat, CoreDriver, VerdictBeat};
 pub use pie::PieHw;
 
@@ -44,7 +46,11 @@ pub enum HilError {
     #[error("time went back from {from_ns} ns to {to_ns} ns")]
     TimeWentBack { from_ns: u64, to_ns: u64 },
     #[error("the core at {at_ns} ns (cycle {cycle}): {what}")]
-    Core { at_ns: u64, cycle: u64, what: String },
+    Core {
+        at_ns: u64,
+        cycle: u64,
+        what: String,
+    },
     #[error("{0}")]
     Config(String),
 }

@@ -6,7 +6,7 @@
 //! the simulator's link pulls each packet with `out_ready`), and the generator seeded through
 //! `SEED_LO`/`SEED_HI` with the golden qdisc's [`run_seed`], so both draw the same word for each packet.
 
-use crate::adapter::{CoreKind, Egress, HwAqm};
+use crate::adapter::{CoreKind, HwAqm};
 use crate::driver::{Beat, CoreDriver, VerdictBeat};
 use crate::HilError;
 use aqm_golden::pie::qdisc::run_seed;
@@ -54,7 +54,7 @@ impl CoreKind for PieHw {
         "pie (hw)".into()
     }
 
-    fn configure(&self, core: &mut CoreDriver) -> Result<(), HilError> {
+    fn configure(&mut self, core: &mut CoreDriver) -> Result<(), HilError> {
         for (param, a, value) in self.register_writes() {
             core.write_reg(a, value).map_err(|e| match (e, find(a)) {
                 (HilError::Rejected { .. }, Some(def)) => HilError::Param {
@@ -71,7 +71,7 @@ impl CoreKind for PieHw {
         Ok(())
     }
 
-    fn admission(&self, v: &VerdictBeat) -> Result<Admission, String> {
+    fn admission(&mut self, v: &VerdictBeat) -> Result<Admission, String> {
         if v.queue != QueueId::Classic {
             return Err("PIE has one queue, the verdict names the L queue".into());
         }
@@ -83,10 +83,21 @@ impl CoreKind for PieHw {
         })
     }
 
-    fn egress(&self, beat: &Beat, _arrived: &Packet) -> Result<Egress, String> {
-        if beat.drop {
-            return Err("PIE drops at enqueue only, the core dropped it at dequeue".into());
-        }
-        Ok(Egress::Sent { mark: None })
+    fn drop_reason(
+        &mut self,
+        _beat: &Beat,
+        _arrived: &Packet,
+        _core: &mut CoreDriver,
+    ) -> Result<DropReason, String> {
+        Err("PIE drops at enqueue only, the core dropped it at dequeue".into())
+    }
+
+    fn dequeue_mark(
+        &mut self,
+        _beat: &Beat,
+        _arrived: &Packet,
+        _core: &mut CoreDriver,
+    ) -> Result<Option<MarkReason>, String> {
+        Ok(None)
     }
 }

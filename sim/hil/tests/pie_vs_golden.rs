@@ -17,8 +17,12 @@ enum Ev {
 }
 
 /// Runs `events` through both models and compares every answer; returns the verdict counts
-/// (enqueued, marked, early drop, tail drop) and the hardware model.
-fn compare(params: PieParams, seed: u64, events: &[Ev]) -> ([u64; 4], aqm_hil::HwAqm<PieHw>) {
+/// (enqueued, marked, early drop, tail drop) and both models.
+fn compare(
+    params: PieParams,
+    seed: u64,
+    events: &[Ev],
+) -> ([u64; 4], aqm_hil::HwAqm<PieHw>, PieQdisc) {
     let mut golden = PieQdisc::new(params, seed).unwrap();
     let mut hw = PieHw::aqm(params, seed).unwrap();
     let mut counts = [0; 4];
@@ -53,7 +57,7 @@ fn compare(params: PieParams, seed: u64, events: &[Ev]) -> ([u64; 4], aqm_hil::H
         assert_eq!(hw.backlog_packets(), golden.backlog_packets(), "event {k}");
         assert_eq!(hw.backlog_bytes(), golden.backlog_bytes(), "event {k}");
     }
-    (counts, hw)
+    (counts, hw, golden)
 }
 
 /// A small xorshift for the stimuli.
@@ -95,7 +99,7 @@ fn waves(per_ms: u64, ask_us: &[u64], ms: u64, seed: u64) -> Vec<Ev> {
 
 #[test]
 fn overload_gives_the_golden_verdicts_and_departures() {
-    let (counts, mut hw) = compare(PieParams::default(), 1, &overload(2, 1000, 3_000, 7));
+    let (counts, mut hw, _) = compare(PieParams::default(), 1, &overload(2, 1000, 3_000, 7));
     assert!(counts[0] > 1000 && counts[2] > 100, "{counts:?}");
     // The core's own counters agree with what came out.
     let core = hw.core();
@@ -120,7 +124,7 @@ fn ecn_marks_tail_drops_and_bytemode_match_the_golden_model() {
         max_burst_us: 20_000,
         ..PieParams::default()
     };
-    let (counts, _) = compare(params, 3, &waves(2, &[700, 400], 4_000, 11));
+    let (counts, _, _) = compare(params, 3, &waves(2, &[700, 400], 4_000, 11));
     assert!(counts.iter().all(|&c| c > 0), "{counts:?}");
 }
 
@@ -137,12 +141,19 @@ fn updates_run_at_their_own_time_across_long_idle_gaps() {
             .max()
             .unwrap()
             + gap_s * 1_000 * MS;
-        ev.extend(overload(2, 1000, 600, 9 + start).into_iter().map(|e| match e {
-            Ev::Arrive(t, l, c) => Ev::Arrive(t + base, l, c),
-            Ev::Ask(t) => Ev::Ask(t + base),
-        }));
+        ev.extend(
+            overload(2, 1000, 600, 9 + start)
+                .into_iter()
+                .map(|e| match e {
+                    Ev::Arrive(t, l, c) => Ev::Arrive(t + base, l, c),
+                    Ev::Ask(t) => Ev::Ask(t + base),
+                }),
+        );
     }
-    let (_, mut hw) = compare(PieParams::default(), 2, &ev);
+    let (_, mut hw, golden) = compare(PieParams::default(), 2, &ev);
+    // The controller's schedule did not drift: its next firing is the golden one.
+    assert_eq!(hw.core().next_update_ns(), golden.next_update());
+    assert!(golden.stats().updates > 700);
     assert!(hw.cycles_clocked().unwrap() > 0);
 }
 
@@ -207,10 +218,7 @@ fn time_going_back_and_oversized_packets_are_faults_not_panics() {
         len: 100_000,
         ecn: Ecn::NotEct,
     };
-    assert_eq!(
-        hw.enqueue(10, p),
-        Admission::Dropped(DropReason::Overlimit)
-    );
+    assert_eq!(hw.enqueue(10, p), Admission::Dropped(DropReason::Overlimit));
     assert!(hw.fault().unwrap().contains("65535"), "{:?}", hw.fault());
     let mut hw = PieHw::aqm(PieParams::default(), 1).unwrap();
     let p = Packet { len: 100, ..p };

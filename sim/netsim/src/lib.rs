@@ -5,6 +5,8 @@
 //! - [`scenario`]: the named scenarios of spec/scenarios.md and custom ones from TOML.
 //! - [`registry`]: AQMs by name with parameter overrides; other crates register their own.
 //! - [`runner`]: runs AQMs x points x seeds in parallel and collects a [`runner::Report`].
+//! - [`trace`]: records every call to an AQM, to compare two AQMs event by event (the golden model and
+//!   the Verilated core) and to take a run's descriptor trace.
 //! - [`output`] and [`plot`]: tables, CSV, JSON and SVG/PNG plots.
 //!
 //! Everything is in integer nanoseconds; floating point is only used in a fixed order, so the same seed
@@ -23,6 +25,7 @@ pub mod runner;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod trace;
 pub mod units;
 
 pub use registry::{AqmSpec, FactoryContext, Params, Registry, RegistryError};
@@ -36,6 +39,8 @@ pub enum Error {
     Registry(#[from] RegistryError),
     #[error("packet conservation violated ({context}): {detail}")]
     Conservation { context: String, detail: String },
+    #[error("the AQM failed ({context}): {detail}")]
+    Aqm { context: String, detail: String },
     #[error("{0}")]
     Config(String),
     #[error("{path}: {source}")]

@@ -1,5 +1,6 @@
 //! Tables for the terminal, CSV and JSON files. Numbers are printed from the values alone (no wall clock,
-//! no map iteration order), so the same runs give the same bytes.
+//! no map iteration order), so the same runs give the same bytes. The one exception is what the runs
+//! cost ([`cost_table`], cost.csv): wall time, apart from the results.
 
 use crate::runner::{Report, SummaryRow};
 use crate::Error;
@@ -243,6 +244,68 @@ pub fn json(report: &Report) -> String {
     s
 }
 
+/// What the runs cost per AQM: wall time per run (one point, one seed), and for the hardware in the
+/// loop the clock cycles per packet offered to it. Wall time depends on the machine and on what else
+/// runs (runs go in parallel), so this is not part of the results.
+pub fn cost_table(report: &Report) -> String {
+    let header = [
+        "aqm",
+        "runs",
+        "wall_s_per_run",
+        "wall_s_max",
+        "packets_per_run",
+        "cycles_per_run",
+        "cycles_per_packet",
+    ]
+    .map(String::from)
+    .to_vec();
+    let body = report
+        .aqms
+        .iter()
+        .map(|aqm| {
+            let runs: Vec<_> = report.runs.iter().filter(|r| &r.aqm == aqm).collect();
+            let n = runs.len().max(1) as f64;
+            let wall: f64 = runs.iter().map(|r| r.cost.wall_s).sum();
+            let wall_max = runs.iter().map(|r| r.cost.wall_s).fold(0.0, f64::max);
+            let packets: u64 = runs.iter().map(|r| r.cost.packets).sum();
+            let cycles: Option<u64> = runs.iter().map(|r| r.cost.cycles).sum();
+            vec![
+                aqm.clone(),
+                runs.len().to_string(),
+                format!("{:.3}", wall / n),
+                format!("{wall_max:.3}"),
+                format!("{:.0}", packets as f64 / n),
+                cycles.map_or("-".into(), |c| format!("{:.0}", c as f64 / n)),
+                cycles.map_or("-".into(), |c| {
+                    format!("{:.1}", c as f64 / packets.max(1) as f64)
+                }),
+            ]
+        })
+        .collect();
+    format!(
+        "cost of the runs (wall time on this machine, runs in parallel; not part of the results)\n{}",
+        render(header, body, 1)
+    )
+}
+
+/// cost.csv: every run's wall time, packets and hardware cycles.
+pub fn cost_csv(report: &Report) -> String {
+    let mut out = String::from("point,aqm,seed,wall_s,packets,cycles\n");
+    for r in &report.runs {
+        let _ = writeln!(
+            out,
+            "{},{},{},{:.6},{},{}",
+            csv_field(&r.point),
+            csv_field(&r.aqm),
+            r.seed,
+            r.cost.wall_s,
+            r.cost.packets,
+            r.cost.cycles.map(|c| c.to_string()).unwrap_or_default()
+        );
+    }
+    out
+}
+
 pub(crate) fn write_file(path: &Path, contents: &str) -> Result<(), Error> {
     std::fs::write(path, contents).map_err(|source| Error::Io {
         path: path.display().to_string(),
@@ -251,6 +314,7 @@ pub(crate) fn write_file(path: &Path, contents: &str) -> Result<(), Error> {
 }
 
 /// Writes summary.csv, runs.csv and results.json into `dir` (created if needed); returns the paths.
+/// (cost.csv, which is not reproducible, is written apart by [`write_cost`].)
 pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
     std::fs::create_dir_all(dir).map_err(|source| Error::Io {
         path: dir.display().to_string(),
@@ -268,4 +332,11 @@ pub fn write_all(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
         written.push(path.display().to_string());
     }
     Ok(written)
+}
+
+/// Writes cost.csv into `dir` (which must exist); returns its path.
+pub fn write_cost(report: &Report, dir: &Path) -> Result<String, Error> {
+    let path = dir.join("cost.csv");
+    write_file(&path, &cost_csv(report))?;
+    Ok(path.display().to_string())
 }

@@ -1,8 +1,9 @@
 //! The one place where AQMs are made by name: `"codel"`, `"codel:target=5ms,interval=100ms"`.
 //!
-//! Built in: the software references (tail drop, RED, Adaptive RED, CoDel, FQ-CoDel) and slots for the
-//! fixed-point golden PIE and DualPI2 models. Other crates add their own (the Verilated hardware cores,
-//! `"pie (hw)"`) with [`Registry::register`]. A factory gets the run's seed and link rate and the
+//! Built in: the software references (tail drop, RED, Adaptive RED, CoDel, FQ-CoDel), the fixed-point
+//! golden PIE and DualPI2 models, and with the `hw` feature (on by default) the Verilated hardware cores
+//! themselves (`"pie (hw)"`, from `aqm-hil`), each right after its golden twin. Other crates add their
+//! own with [`Registry::register`]. A factory gets the run's seed and link rate and the
 //! parameter overrides; it takes the parameters it knows through the typed getters of [`Params`], and any
 //! left over is reported as unknown.
 //!
@@ -27,6 +28,8 @@ pub enum RegistryError {
     UnknownAqm { name: String, known: String },
     #[error("AQM {name:?} is not available yet: {why}")]
     NotAvailable { name: String, why: String },
+    #[error("AQM {name:?} could not be made: {why}")]
+    Failed { name: String, why: String },
     #[error("bad AQM spec {spec:?}: {why} (expected NAME or NAME:key=value,key=value)")]
     BadSpec { spec: String, why: String },
     #[error("{aqm}: unknown parameter {key:?}; known: {known}")]
@@ -317,11 +320,29 @@ impl Registry {
              limit, ecn, bytemode, mtu, burst",
             pie,
         );
+        #[cfg(feature = "hw")]
+        r.register(
+            "pie (hw)",
+            "PIE, the Verilated hardware core itself, clocked around the simulator's events; same parameters \
+             as pie",
+            pie_hw,
+        );
+        #[cfg(not(feature = "hw"))]
+        r.register_slot(
+            "pie (hw)",
+            "PIE, the Verilated hardware core itself; same parameters as pie",
+            "aqm-netsim was built without its hw feature",
+        );
         r.register(
             "dualpi2",
             "DualPI2, the fixed-point golden model of the hardware (spec/dualpi2.md); target, tupdate, alpha, \
              beta, k, step, min_qlen_step, ecn_mask, drop_overload, limit, mtu, c_protection, queue_capacity",
             dualpi2,
+        );
+        r.register_slot(
+            "dualpi2 (hw)",
+            "DualPI2, the Verilated hardware core itself; same parameters as dualpi2",
+            "the DualPI2 hardware core is not in the Verilated build yet",
         );
         r
     }
@@ -398,6 +419,18 @@ impl Registry {
         let aqm = factory(ctx, &mut params)?;
         params.finish()?;
         Ok(aqm)
+    }
+
+    /// Whether `name` can be made now: an unknown name or a slot is an error saying why.
+    pub fn check_available(&self, name: &str) -> Result<(), RegistryError> {
+        let entry = self.find(name)?;
+        match &entry.factory {
+            Ok(_) => Ok(()),
+            Err(why) => Err(RegistryError::NotAvailable {
+                name: entry.name.clone(),
+                why: why.clone(),
+            }),
+        }
     }
 
     /// Every AQM, in registration order.
@@ -507,6 +540,31 @@ fn pie(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryErr
     aqm_golden::pie::PieQdisc::new(params, ctx.seed)
         .map(|q| Box::new(q) as Box<dyn Aqm>)
         .map_err(|e| p.bad_value(e.name, &e.value.to_string(), e.expected))
+}
+
+/// The Verilated PIE core, configured through its registers with the parameters of [`pie_params`] and
+/// seeded as the golden model is.
+#[cfg(feature = "hw")]
+fn pie_hw(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
+    let params = pie_params(p)?;
+    aqm_hil::PieHw::aqm(params, ctx.seed)
+        .map(|q| Box::new(q) as Box<dyn Aqm>)
+        .map_err(|e| match e {
+            aqm_hil::HilError::Param {
+                param,
+                value,
+                register,
+                accepts,
+            } => p.bad_value(
+                param,
+                &value.to_string(),
+                format!("the core's {register} register accepts {accepts}"),
+            ),
+            other => RegistryError::Failed {
+                name: p.aqm().to_string(),
+                why: other.to_string(),
+            },
+        })
 }
 
 /// A duration given with a unit, held in whole microseconds in the hardware's registers.

@@ -4,10 +4,11 @@
 use crate::metrics::{median_columns, RunMetrics, RunSamples};
 use crate::registry::{AqmSpec, FactoryContext, Registry};
 use crate::scenario::Scenario;
-use crate::sim::{RunSpec, Simulation};
+use crate::sim::{RunError, RunSpec, Simulation};
 use crate::Error;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
+use std::time::Instant;
 
 /// One run's results.
 #[derive(Clone, Debug)]
@@ -20,6 +21,19 @@ pub struct RunResult {
     pub seed: u64,
     pub metrics: RunMetrics,
     pub samples: RunSamples,
+    pub cost: RunCost,
+}
+
+/// What one run cost: not a result (the wall time depends on the machine and its load), so it is kept
+/// out of the tables and files that must be byte-identical for a seed.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RunCost {
+    /// Wall-clock time of the run, s.
+    pub wall_s: f64,
+    /// Clock cycles of the hardware model (hardware-in-the-loop AQMs only).
+    pub cycles: Option<u64>,
+    /// Packets offered to the AQM.
+    pub packets: u64,
 }
 
 /// The median over seeds of one (point, AQM).
@@ -68,17 +82,38 @@ pub fn run_one(
     aqm: &AqmSpec,
     seed: u64,
 ) -> Result<(RunMetrics, RunSamples), Error> {
+    run_one_costed(spec, registry, aqm, seed).map(|(m, s, _)| (m, s))
+}
+
+/// As [`run_one`], with what the run cost.
+pub fn run_one_costed(
+    spec: &RunSpec,
+    registry: &Registry,
+    aqm: &AqmSpec,
+    seed: u64,
+) -> Result<(RunMetrics, RunSamples, RunCost), Error> {
     let ctx = FactoryContext {
         seed,
         link_rate_bps: spec.rate_bps,
     };
+    let start = Instant::now();
     let q = registry.create(aqm, &ctx)?;
-    Simulation::new(spec, q, seed)
-        .run()
-        .map_err(|e| Error::Conservation {
-            context: format!("aqm {aqm}, seed {seed}"),
-            detail: e.0,
-        })
+    let context = format!("aqm {aqm}, seed {seed}");
+    let f = Simulation::new(spec, q, seed)
+        .run_to_end()
+        .map_err(|e| match e {
+            RunError::Conservation(c) => Error::Conservation {
+                context,
+                detail: c.0,
+            },
+            RunError::Aqm(detail) => Error::Aqm { context, detail },
+        })?;
+    let cost = RunCost {
+        wall_s: start.elapsed().as_secs_f64(),
+        cycles: f.aqm.cycles_clocked(),
+        packets: f.metrics.conservation.generated,
+    };
+    Ok((f.metrics, f.samples, cost))
 }
 
 /// Runs every point of `scenario` for every AQM and seed, in parallel, with a progress bar on stderr if
@@ -125,33 +160,42 @@ pub fn run_scenario(
     } else {
         ProgressBar::hidden()
     };
-    let runs = jobs
-        .par_iter()
-        .map(|&(p, aqm, seed)| {
-            let point = &points[p];
-            let result =
-                run_one(&point.spec, registry, aqm, seed).map(|(metrics, samples)| RunResult {
-                    point: point.label.clone(),
-                    x: point.x,
-                    aqm: aqm.to_string(),
-                    seed,
-                    metrics,
-                    samples,
-                });
-            bar.inc(1);
-            result.map_err(|e| match e {
-                Error::Conservation { context, detail } => Error::Conservation {
-                    context: format!(
-                        "scenario {}, {}{context}",
+    let runs =
+        jobs.par_iter()
+            .map(|&(p, aqm, seed)| {
+                let point = &points[p];
+                let result = run_one_costed(&point.spec, registry, aqm, seed).map(
+                    |(metrics, samples, cost)| RunResult {
+                        point: point.label.clone(),
+                        x: point.x,
+                        aqm: aqm.to_string(),
+                        seed,
+                        metrics,
+                        samples,
+                        cost,
+                    },
+                );
+                bar.inc(1);
+                let context = |c: String| {
+                    format!(
+                        "scenario {}, {}{c}",
                         scenario.name,
                         point_prefix(&point.label)
-                    ),
-                    detail,
-                },
-                other => other,
+                    )
+                };
+                result.map_err(|e| match e {
+                    Error::Conservation { context: c, detail } => Error::Conservation {
+                        context: context(c),
+                        detail,
+                    },
+                    Error::Aqm { context: c, detail } => Error::Aqm {
+                        context: context(c),
+                        detail,
+                    },
+                    other => other,
+                })
             })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+            .collect::<Result<Vec<_>, _>>()?;
     bar.finish_and_clear();
     Ok(Report {
         scenario: scenario.clone(),

@@ -327,7 +327,9 @@ pub fn named(name: &str) -> Option<Scenario> {
                 rtt: Some(vec![Duration(20 * MS), Duration(50 * MS)]),
                 ..Sweep::default()
             });
-            s.aqm = vec!["dualpi2".into(), "pie".into(), "fq_codel".into()];
+            s.aqm = ["dualpi2", "dualpi2 (hw)", "pie", "pie (hw)", "fq_codel"]
+                .map(String::from)
+                .to_vec();
             s
         }
         "unresponsive" => {

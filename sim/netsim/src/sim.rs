@@ -72,6 +72,36 @@ pub struct RunSpec {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConservationError(pub String);
 
+/// Why a run stopped early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunError {
+    Conservation(ConservationError),
+    /// The AQM reported a failure of its own ([`Aqm::fault`]: the hardware core stopped answering).
+    Aqm(String),
+}
+
+impl From<ConservationError> for RunError {
+    fn from(e: ConservationError) -> Self {
+        RunError::Conservation(e)
+    }
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Conservation(e) => write!(f, "packet conservation violated: {}", e.0),
+            RunError::Aqm(why) => write!(f, "the AQM failed: {why}"),
+        }
+    }
+}
+
+/// A finished run: its results and the AQM as the run left it (for its counters).
+pub struct Finished {
+    pub metrics: RunMetrics,
+    pub samples: RunSamples,
+    pub aqm: Box<dyn Aqm>,
+}
+
 /// What kind of flow a flow is, for the statistics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Class {
@@ -383,8 +413,13 @@ impl<'a> Simulation<'a> {
         self.now >= self.spec.warmup_ns
     }
 
-    /// Runs to the end and returns the metrics, or the first conservation violation.
-    pub fn run(mut self) -> Result<(RunMetrics, RunSamples), ConservationError> {
+    /// Runs to the end and returns the metrics, or the first conservation violation or AQM failure.
+    pub fn run(self) -> Result<(RunMetrics, RunSamples), RunError> {
+        self.run_to_end().map(|f| (f.metrics, f.samples))
+    }
+
+    /// As [`Simulation::run`], and hands back the AQM too.
+    pub fn run_to_end(mut self) -> Result<Finished, RunError> {
         while let Some((t, ev)) = self.events.pop_until(self.spec.duration_ns) {
             self.now = t;
             match ev {
@@ -399,6 +434,12 @@ impl<'a> Simulation<'a> {
                         self.stats.jain_at.insert(label.clone(), j);
                     }
                 }
+            }
+            if let Some(why) = self.aqm.fault() {
+                return Err(RunError::Aqm(format!(
+                    "{why} (simulated time {:.9} s)",
+                    t as f64 * 1e-9
+                )));
             }
         }
         self.now = self.spec.duration_ns;
@@ -749,7 +790,7 @@ impl<'a> Simulation<'a> {
             .collect()
     }
 
-    fn finish(self) -> (RunMetrics, RunSamples) {
+    fn finish(self) -> Finished {
         let spec = self.spec;
         let jain = jain_index(&self.long_goodputs());
         let s = self.stats;
@@ -847,7 +888,11 @@ impl<'a> Simulation<'a> {
                 None => Vec::new(),
             },
         };
-        (m, samples)
+        Finished {
+            metrics: m,
+            samples,
+            aqm: self.aqm,
+        }
     }
 }
 
