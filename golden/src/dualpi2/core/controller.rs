@@ -138,6 +138,10 @@ impl Controller {
                     ev.fired = true;
                     ev.saturated = r.saturated;
                     ev.capped = r.capped;
+                    // CONTRACT: kp and the overload flag of an update use the K of the snapshot (a K
+                    // committed meanwhile sets `dirty` and gets its own recompute), and next_update
+                    // moves on by the tupdate of the firing cycle. A TUPDATE commit does not move a
+                    // pending next_update: the first update after reset is always 16 ms later.
                     let c = Commit {
                         prob: vars.prob,
                         k,

@@ -186,10 +186,15 @@ impl Egress {
                     self.both = c.both;
                     self.dep = c.dep;
                     self.frac = c.frac;
+                    // CONTRACT: the word is latched at the pick; a seed load at the same edge changes
+                    // the generator's state, not the word this packet is decided with.
                     self.word = e.word;
                     self.state = State::Decide;
                 } else {
                     self.chain = false;
+                    // CONTRACT: only here (and at reset) is the credit loaded with the initial credit:
+                    // MTU and C_PROTECTION commits leave it alone. A request while a descriptor is
+                    // pushed but not yet at the head also resets it (the heads decide, not the counts).
                     if c.credit_reset {
                         self.credit = initial_credit(e.params);
                     }
@@ -210,8 +215,10 @@ impl Egress {
                     last_qdelay: 0,
                     credit: self.credit,
                 };
-                // The RTL uses K only through kp and the overload flag: decide with the K they were
-                // computed with (it differs from the effective K between a K commit and its recompute).
+                // CONTRACT: "the effective K" of Decide is read as "K through kp and the overload flag":
+                // decide with the K they were computed with, which lags the effective K from a K
+                // commit until its recompute (RECOMPUTE_CYCLES later, or more if the controller is
+                // busy).
                 let params = DualPi2Params {
                     k: e.kp_k,
                     ..*e.params

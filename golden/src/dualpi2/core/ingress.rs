@@ -24,7 +24,8 @@ struct Stage {
     len: u16,
     ecn: u8,
     tag: u16,
-    /// The ECN_MASK it was classified with (cycle a), which fixes its class.
+    /// The ECN_MASK it was classified with (cycle a), which fixes its class: stage V calls `admit`
+    /// with it, which classifies exactly as the RTL's registered class bit.
     mask: u32,
 }
 

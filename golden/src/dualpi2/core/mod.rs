@@ -24,6 +24,8 @@ mod ingress;
 mod queue;
 mod regs;
 #[cfg(test)]
+mod system_tests;
+#[cfg(test)]
 mod tests;
 
 pub use super::consts::{
@@ -183,6 +185,9 @@ impl DualPi2CoreModel {
         let heads = [self.queues[0].head(), self.queues[1].head()];
         let eg = self.egress.comb(now40, i.out_ready, heads[0], heads[1]);
         let due = self.ctrl.due(now40);
+        // CONTRACT: `idle` is exactly the contract's list. It does not cover the one-cycle pulses of
+        // verdict_valid (a tail drop's verdict comes out with `idle` high), reg_rvalid and reg_err, so
+        // the edge after an idle cycle may still end such a pulse.
         let idle = !rst
             && !self.ingress.busy()
             && !self.ingress.pushed

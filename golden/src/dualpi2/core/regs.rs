@@ -79,6 +79,9 @@ impl Write {
 }
 
 /// A read of this cycle: the value, and what the shadow register latches (reading a _LO half).
+///
+/// CONTRACT: one shadow register serves every _LO/_HI pair, as in the PIE core: a _HI read returns the
+/// high half latched by the last _LO read of any pair.
 #[derive(Clone, Copy, Debug)]
 pub struct Read {
     pub value: u32,
@@ -232,6 +235,7 @@ impl Regs {
                 s => Write::Seed(s),
             },
             addr::PROB if !ctrl_busy => Write::Prob(w),
+            // CONTRACT: STATUS and CONTROL accept any value; the bits without a meaning are ignored.
             addr::STATUS => Write::Status(w),
             addr::CONTROL => Write::Control(w),
             _ => Write::Rejected,
@@ -277,6 +281,7 @@ impl Regs {
         self.w_we = i.reg_we;
         self.w_addr = i.reg_addr;
         self.w_data = i.reg_wdata;
+        // CONTRACT: reg_rdata keeps its last value while reg_rvalid is low (as the PIE core's does).
         self.rvalid = i.reg_re;
         if i.reg_re {
             match read {
@@ -293,6 +298,8 @@ impl Regs {
                 }
             }
         }
+        // CONTRACT: a write with reg_we in a reset cycle, or taken in one (reg_we in w+1 of a CONTROL
+        // reset), and a read with reg_re in a reset cycle are lost: no effect, no reg_err, no reg_rvalid.
         if rst {
             *self = Regs {
                 params: HARDWARE_PARAMS,

@@ -1021,3 +1021,93 @@ fn any_inputs_never_panic_and_keep_the_stream_outputs_clean() {
         }
     }
 }
+
+// ---------------------------------------------------------------- readings of the contract
+
+#[test]
+fn the_decision_uses_k_through_kp_until_the_recompute() {
+    // p' = 50 % - 1: with k = 2 not in overload, with k = 3 in overload. K = 3 is in effect from w+40,
+    // kp (and the overload flag) from w+50: a decision in w+49 still uses k = 2.
+    for (decide_at, rule) in [
+        (48, Rule::Coupled),
+        (49, Rule::Coupled),
+        (50, Rule::Overload),
+    ] {
+        let mut b = Bench::new();
+        b.set(addr::PROB, 0x7FFF_FFFF);
+        for tag in 0..3 {
+            b.enqueue(1514, Ecn::Ect1, tag);
+        }
+        let w = b.write(addr::K, 3);
+        b.clks(w + decide_at - 1 - b.n);
+        b.i.out_ready = true;
+        b.clk(); // pick
+        b.i.out_ready = false;
+        assert_eq!(b.m.params().k, 3);
+        b.clk(); // decide
+        let d = b.m.egress_decision().unwrap();
+        let got = match d.verdict {
+            Verdict::Mark(r) | Verdict::Drop(r) => r,
+            Verdict::Pass => panic!("pass"),
+        };
+        assert_eq!(got, rule, "decided in w+{decide_at}");
+        assert_eq!(d.overload, rule == Rule::Overload);
+    }
+}
+
+#[test]
+fn a_tupdate_write_does_not_move_the_pending_update() {
+    let mut b = Bench::new();
+    b.set(addr::TUPDATE_US, 5_000);
+    assert_eq!(b.out().next_update, 16 * MS);
+    b.i.now = 16 * MS;
+    b.settle();
+    assert_eq!(b.out().next_update, 21 * MS);
+}
+
+#[test]
+fn mtu_and_c_protection_commits_leave_the_credit_until_it_resets() {
+    let mut b = Bench::new();
+    b.set(addr::MTU, 1000);
+    b.set(addr::C_PROTECTION, 50);
+    assert_eq!(b.m.credit(), -121_120);
+    b.i.out_ready = true;
+    b.clk();
+    assert_eq!(b.m.credit(), 0);
+}
+
+#[test]
+fn a_read_or_write_in_a_reset_cycle_is_lost() {
+    let mut b = Bench::new();
+    b.i.rst = true;
+    b.i.reg_re = true;
+    b.i.reg_we = true;
+    b.i.reg_addr = addr::ALPHA;
+    b.i.reg_wdata = 7;
+    b.clk();
+    b.i.rst = false;
+    b.i.reg_re = false;
+    b.i.reg_we = false;
+    let o = b.clk();
+    assert!(!o.reg_rvalid && !o.reg_err);
+    b.settle();
+    assert_eq!(b.m.params().alpha, 41);
+}
+
+#[test]
+fn a_request_on_a_descriptor_not_yet_at_the_head_resets_the_credit() {
+    // The push of a+1 is at the head in a+3: a request in a+2 finds both heads invalid.
+    let mut b = Bench::new();
+    b.enqueue(1000, Ecn::Ect1, 1);
+    b.enqueue(1000, Ecn::NotEct, 2);
+    b.finish_one();
+    assert_eq!(b.m.credit(), -121_120 + 10_000);
+    b.finish_one();
+    b.offer(100, Ecn::Ect1, 3);
+    b.clk(); // a+1
+    b.i.out_ready = true;
+    b.clk(); // a+2
+    assert_eq!(b.m.credit(), -121_120);
+    b.clk(); // a+3: at the head, picked
+    assert_eq!(b.m.egress.state, egress::State::Decide);
+}
