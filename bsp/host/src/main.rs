@@ -10,9 +10,16 @@
 //!   stream TRACE [--set "..."] [--batch N] [--gap-us N] [--compare]
 //!                               stream a descriptor trace (`len ecn` per line), print the verdicts,
 //!                               and with --compare check them against the golden model
+//!   sim-stream SCENARIO [--aqm pie[:k=v,..]] [--seed N] [--point K] [--time-scale X] [--max N]
+//!              [--speed X] [--set "..."] [--save-trace FILE]
+//!                               run a network-simulator scenario, stream the descriptors that reached
+//!                               its bottleneck to the board at the simulator's pace (the core set up as
+//!                               the simulated PIE, its link model at the scenario's rate), and check
+//!                               every verdict and departure against the golden model
 //! ```
 
 use aqm_host::client::{Client, ClientError};
+use aqm_host::sim_trace::{simulate, stream_paced, SimRunOptions};
 use aqm_host::stream::{check_stream, parse_trace, stream, Pacing};
 use aqm_host::tc::{format_show, parse_set, SHOWN};
 use aqm_host::transport::{SerialTransport, SimTransport, Transport};
@@ -68,6 +75,36 @@ enum Cmd {
         /// Check every verdict and departure against the golden model.
         #[arg(long)]
         compare: bool,
+    },
+    /// Stream a network-simulator run's descriptor trace at the simulator's pace and check the board's
+    /// verdicts and departures against the golden model.
+    SimStream {
+        /// A named scenario of the simulator (`aqm-netsim list`).
+        scenario: String,
+        /// The simulated AQM, NAME or NAME:key=value,...; PIE's parameters also go to the board.
+        #[arg(long, default_value = "pie")]
+        aqm: String,
+        /// The simulator's seed (also seeds the core's generator, as the simulator seeds PIE).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The sweep point of the scenario (0 without a sweep).
+        #[arg(long, default_value_t = 0)]
+        point: usize,
+        /// Multiply the scenario's durations by this.
+        #[arg(long, default_value_t = 1.0)]
+        time_scale: f64,
+        /// Stream only the first N arrivals.
+        #[arg(long)]
+        max: Option<usize>,
+        /// Board time runs this many times faster than simulated time.
+        #[arg(long, default_value_t = 1.0)]
+        speed: f64,
+        /// More tc-like words, applied after the simulated AQM's parameters (e.g. "link off").
+        #[arg(long, default_value = "")]
+        set: String,
+        /// Also write the trace (`len ecn` per line, as `stream` reads it) to this file.
+        #[arg(long)]
+        save_trace: Option<String>,
     },
 }
 
@@ -172,6 +209,79 @@ fn run<T: Transport>(c: &mut Client<T>, cmd: Cmd) -> Result<(), String> {
                     s.cycles
                 );
             }
+        }
+        Cmd::SimStream {
+            scenario,
+            aqm,
+            seed,
+            point,
+            time_scale,
+            max,
+            speed,
+            set,
+            save_trace,
+        } => {
+            if !(speed.is_finite() && speed > 0.0) {
+                return Err(format!("--speed {speed}: must be more than 0"));
+            }
+            let run = simulate(&SimRunOptions {
+                scenario,
+                point,
+                aqm: aqm.clone(),
+                seed,
+                time_scale,
+                max,
+            })?;
+            if run.arrivals.is_empty() {
+                return Err(format!("{}: no packet reached the bottleneck", run.label));
+            }
+            if let Some(path) = &save_trace {
+                std::fs::write(path, run.trace_text())
+                    .map_err(|err| format!("cannot write {path}: {err}"))?;
+            }
+            let words: Vec<String> = set.split_whitespace().map(String::from).collect();
+            let mut params = run.register_writes();
+            params.extend(parse_set(&words)?);
+            let span_ns = run.arrivals.last().map_or(0, |a| a.at_ns);
+            println!(
+                "simulated {} with {aqm} (seed {seed}): {} arrivals in {:.3} s; streaming {} of them \
+                 ({:.3} s simulated) at {speed}x, link {} Mbit/s",
+                run.label,
+                run.total_arrivals,
+                run.duration_ns as f64 * 1e-9,
+                run.arrivals.len(),
+                span_ns as f64 * 1e-9,
+                run.rate_bps as f64 / 1e6
+            );
+            let mut sim = [0usize; 4];
+            for a in &run.arrivals {
+                sim[a.sim_code as usize & 3] += 1;
+            }
+            println!(
+                "simulator: {} enqueued, {} marked, {} dropped by the AQM, {} tail drops",
+                sim[0], sim[1], sim[2], sim[3]
+            );
+            c.timeout = Duration::from_secs(1);
+            let rec = stream_paced(c, &params, &run.arrivals, speed, Duration::from_millis(50))
+                .map_err(e)?;
+            let mut by = [0usize; 4];
+            for v in &rec.verdicts {
+                by[v.code as usize & 3] += 1;
+            }
+            println!(
+                "board:     {} enqueued, {} marked, {} early drops, {} tail drops; {} departures",
+                by[0],
+                by[1],
+                by[2],
+                by[3],
+                rec.departures.len()
+            );
+            let s = check_stream(&rec, &run.descriptors())?;
+            println!(
+                "golden model: every verdict and departure identical ({} verdicts, {} departures, {} cycles \
+                 replayed)",
+                s.verdicts, s.departures, s.cycles
+            );
         }
     }
     Ok(())

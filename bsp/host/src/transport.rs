@@ -11,11 +11,14 @@ pub trait Transport {
     fn recv(&mut self, timeout: Duration) -> io::Result<Option<u8>>;
     /// Lets `d` of the board's time pass (bytes that arrive meanwhile are kept).
     fn idle(&mut self, d: Duration);
+    /// The board's time since the transport was opened (as near as the host can tell).
+    fn elapsed(&self) -> Duration;
 }
 
 /// A real board on a serial port (8N1).
 pub struct SerialTransport {
     port: Box<dyn serialport::SerialPort>,
+    opened: Instant,
 }
 
 impl SerialTransport {
@@ -24,7 +27,10 @@ impl SerialTransport {
             .timeout(Duration::from_millis(10))
             .open()
             .map_err(|e| io::Error::other(format!("cannot open {path} at {baud} baud: {e}")))?;
-        Ok(SerialTransport { port })
+        Ok(SerialTransport {
+            port,
+            opened: Instant::now(),
+        })
     }
 }
 
@@ -52,6 +58,11 @@ impl Transport for SerialTransport {
 
     fn idle(&mut self, d: Duration) {
         std::thread::sleep(d);
+    }
+
+    /// Wall time: the board's clock runs in real time.
+    fn elapsed(&self) -> Duration {
+        self.opened.elapsed()
     }
 }
 
@@ -181,5 +192,9 @@ impl Transport for SimTransport {
         for _ in 0..n {
             self.cycle();
         }
+    }
+
+    fn elapsed(&self) -> Duration {
+        Duration::from_nanos(self.cycles * self.ns_per_cycle)
     }
 }
