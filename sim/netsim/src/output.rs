@@ -283,7 +283,7 @@ pub fn cost_table(report: &Report) -> String {
         })
         .collect();
     format!(
-        "cost of the runs (wall time on this machine, runs in parallel; not part of the results)\n{}",
+        "cost of the runs (wall time on this machine, runs spread over its cores; not part of the results)\n{}",
         render(header, body, 1)
     )
 }
