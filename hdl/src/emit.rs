@@ -1,5 +1,6 @@
 //! Verilog emission: the cores as `module top`, and their port lists for the Verilator binding.
 
+use crate::dualpi2::DualPi2Core;
 use crate::pie::core::{PieCore, PIE_FULL};
 use rust_hdl::core::atom::{Atom, AtomKind};
 use rust_hdl::core::probe::Probe;
@@ -73,20 +74,31 @@ pub fn pie_core() -> Emitted {
     emit(PieCore::<PIE_FULL>::default())
 }
 
+/// The DualPI2 core.
+pub fn dualpi2_core() -> Emitted {
+    emit(DualPi2Core::default())
+}
+
 /// Designs by name, for the command line and the build scripts.
 pub fn by_name(name: &str) -> Option<Emitted> {
     match name {
         "pie_core" => Some(pie_core()),
+        "dualpi2_core" => Some(dualpi2_core()),
         _ => None,
     }
 }
 
 /// Every design this crate emits.
-pub const DESIGNS: &[&str] = &["pie_core"];
+pub const DESIGNS: &[&str] = &["pie_core", "dualpi2_core"];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn both_cores_have_the_same_ports() {
+        assert_eq!(pie_core().ports, dualpi2_core().ports);
+    }
 
     #[test]
     fn pie_core_ports_are_the_documented_interface() {

@@ -20,7 +20,12 @@ pub fn registers_markdown() -> String {
          one cycle after `reg_we`. A write outside a parameter's range, to a read-only or unmapped address, or \
          a read of an unmapped address is rejected: nothing changes, `reg_err` pulses and STATUS.write_error \
          sticks until cleared. For 64-bit values, reading _LO latches _HI; writing _LO stages the low half and \
-         writing _HI commits both.\n\n## PIE core\n\n{}",
-        aqm_golden::pie::regs::markdown()
+         writing _HI commits both.\n\n## PIE core\n\n{}\n## DualPI2 core\n\n\
+         A parameter write (0x10-0x1C) takes effect, and reads back, {} cycles after `reg_we` (the parameter \
+         engine converts it meanwhile; STATUS bit 1 is set and further parameter writes are rejected); see \
+         [DUALPI2-CORE.md](DUALPI2-CORE.md) for the core's timing.\n\n{}",
+        aqm_golden::pie::regs::markdown(),
+        aqm_golden::dualpi2::consts::PARAM_CYCLES,
+        aqm_golden::dualpi2::regs::markdown()
     )
 }

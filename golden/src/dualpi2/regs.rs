@@ -117,7 +117,7 @@ const H: DualPi2Params = HARDWARE_PARAMS;
 #[rustfmt::skip]
 pub const DUALPI2_REGS: &[RegDef] = &[
     RegDef { addr: addr::ID, name: "ID", access: Access::Ro, width: 32, unit: "", reset: DUALPI2_ID, range: None, doc: "\"DPI2\"" },
-    RegDef { addr: addr::STATUS, name: "STATUS", access: Access::Rw1c, width: 2, unit: "", reset: 0, range: None, doc: "bit 0 write_error (sticky, write 1 to clear); bit 1 controller busy" },
+    RegDef { addr: addr::STATUS, name: "STATUS", access: Access::Rw1c, width: 2, unit: "", reset: 0, range: None, doc: "bit 0 write_error (sticky, write 1 to clear); bit 1 busy (controller or parameter engine)" },
     RegDef { addr: addr::CONTROL, name: "CONTROL", access: Access::Wo, width: 2, unit: "", reset: 0, range: None, doc: "bit 0: reset the core (state and parameters); bit 1: clear the counters" },
     RegDef { addr: addr::CAPACITY, name: "CAPACITY", access: Access::Ro, width: 32, unit: "packets", reset: HW_QUEUE_CAPACITY, range: None, doc: "descriptors each queue (L, C) holds; an arrival into a full queue is a tail drop" },
     rw(addr::TARGET_US, "TARGET_US", 20, "us", H.target_us, range::TARGET_US, "tc target: PI2 target delay"),

@@ -59,6 +59,9 @@ pub struct DualPi2Controller {
     pub prob_we: Signal<In, Bit>,
     pub prob_wdata: Signal<In, Bits<32>>,
     pub k_commit: Signal<In, Bit>,
+    /// A TUPDATE_US commit: the next update falls the new interval from now.
+    pub tupdate_commit: Signal<In, Bit>,
+    pub commit_ns: Signal<In, Bits<30>>,
     pub clear_counters: Signal<In, Bit>,
     // State.
     pub prob: Signal<Out, Bits<32>>,
@@ -200,10 +203,8 @@ impl Logic for DualPi2Controller {
                     self.ga.d.next = self.ga.q.val() << 1;
                     self.gb.d.next = self.gb.q.val() << 1;
                 }
-                if self.n.q.val() == 24 {
-                    if self.acc.q.val().get_bit(63) {
-                        self.acc.d.next = self.acc.q.val() + 63;
-                    }
+                if (self.n.q.val() == 24) & self.acc.q.val().get_bit(63) {
+                    self.acc.d.next = self.acc.q.val() + 63;
                 }
                 if self.n.q.val() == 25 {
                     // p' + delta / 64 with an arithmetic shift (acc is 64-bit two's complement).
@@ -261,6 +262,9 @@ impl Logic for DualPi2Controller {
         self.busy.next = self.state.q.val() != Pi2State::Idle;
         self.pending.next = self.fire_r.q.val() | !self.due.val().get_bit(39) | self.dirty.q.val();
 
+        if self.tupdate_commit.val() {
+            self.next_r.d.next = self.now40.val() + bit_cast::<40, 30>(self.commit_ns.val());
+        }
         if self.clear_counters.val() {
             self.updates_r.d.next = 0.into();
         }
@@ -284,7 +288,9 @@ impl Logic for DualPi2Controller {
 mod tests {
     use super::*;
     use crate::sim::{clock_edge, settle};
-    use aqm_golden::dualpi2::consts::{coupled_prob, gain_internal, is_overload, prob_cap, MAX_PROB};
+    use aqm_golden::dualpi2::consts::{
+        coupled_prob, gain_internal, is_overload, prob_cap, MAX_PROB,
+    };
     use aqm_golden::dualpi2::controller::update;
     use aqm_golden::dualpi2::params::DualPi2Params as P;
     use aqm_golden::dualpi2::vars::DualPi2Vars;
@@ -331,7 +337,10 @@ mod tests {
         settle(c);
         assert!(!c.busy.val());
         assert_eq!(c.updates.val().to_u64(), updates + 1);
-        assert_eq!(c.next_update.val().to_u64(), at + c.tupdate_ns.val().to_u64());
+        assert_eq!(
+            c.next_update.val().to_u64(),
+            at + c.tupdate_ns.val().to_u64()
+        );
         (c.prob.val().to_u32(), c.last_qdelay.val().to_u64())
     }
 
@@ -381,7 +390,16 @@ mod tests {
     fn updates_equal_the_specification() {
         let mut rng = XorShift64::new(99).unwrap();
         let mut r = move |n: u64| rng.next_word() % n;
-        let delays = [0, 1, 63, 64, 15_000_000, 16_000_000, 400_000_000, (1 << 39) - 1];
+        let delays = [
+            0,
+            1,
+            63,
+            64,
+            15_000_000,
+            16_000_000,
+            400_000_000,
+            (1 << 39) - 1,
+        ];
         let probs = [0, 1, MAX_PROB / 2, MAX_PROB - 1, MAX_PROB];
         for case in 0..24 {
             let p = P {
@@ -422,7 +440,11 @@ mod tests {
                 v.last_qdelay = q0;
                 update(&mut v, &p, q1);
                 let (prob, last) = fire(&mut c, Some(q1 / 3), Some(q1));
-                assert_eq!((prob, last), (v.prob, q1), "case {case}: p0 {p0} q0 {q0} q1 {q1}");
+                assert_eq!(
+                    (prob, last),
+                    (v.prob, q1),
+                    "case {case}: p0 {p0} q0 {q0} q1 {q1}"
+                );
                 check_kp(&c, &p);
             }
         }

@@ -148,6 +148,8 @@ impl Logic for DualPi2Core {
         self.egress.drop_overload.next = self.params.drop_overload.val();
         self.egress.wc.next = self.params.wc.val();
         self.egress.init_credit.next = self.params.init_credit.val();
+        self.egress.credit_commit.next = self.params.credit_commit.val();
+        self.egress.credit_load.next = self.params.commit_credit.val();
         self.egress.link_bt.next = self.params.link_bt.val();
         self.egress.clear_counters.next = self.regs.clear_counters.val();
         self.egress.out_ready.next = self.out_ready.val();
@@ -174,6 +176,8 @@ impl Logic for DualPi2Core {
         self.ctrl.prob_we.next = self.regs.prob_we.val();
         self.ctrl.prob_wdata.next = self.regs.prob_wdata.val();
         self.ctrl.k_commit.next = self.params.k_commit.val();
+        self.ctrl.tupdate_commit.next = self.params.tupdate_commit.val();
+        self.ctrl.commit_ns.next = self.params.commit_ns.val();
         self.ctrl.clear_counters.next = self.regs.clear_counters.val();
 
         // Parameters and registers.
@@ -254,5 +258,23 @@ mod tests {
         let mut b = DualPi2Core::default();
         b.connect_all();
         yosys_validate("dualpi2_core", &generate_verilog(&b)).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod area {
+    use super::*;
+    #[test]
+    #[ignore]
+    fn dump_blocks() {
+        fn w<B: Block>(name: &str, mut b: B) {
+            b.connect_all();
+            std::fs::write(format!("/tmp/blk_{name}.v"), generate_verilog(&b)).unwrap();
+        }
+        w("ctrl", DualPi2Controller::default());
+        w("egress", DualPi2Egress::default());
+        w("ingress", DualPi2Ingress::default());
+        w("params", DualPi2Params::default());
+        w("regs", DualPi2Regs::default());
     }
 }

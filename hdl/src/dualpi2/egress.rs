@@ -53,6 +53,9 @@ pub struct DualPi2Egress {
     pub drop_overload: Signal<In, Bit>,
     pub wc: Signal<In, Bits<7>>,
     pub init_credit: Signal<In, Bits<24>>,
+    /// The parameter engine commits new weights: the credit restarts from `credit_load`.
+    pub credit_commit: Signal<In, Bit>,
+    pub credit_load: Signal<In, Bits<24>>,
     pub link_bt: Signal<In, Bits<24>>,
     pub clear_counters: Signal<In, Bit>,
     // Egress stream.
@@ -390,6 +393,9 @@ impl Logic for DualPi2Egress {
         self.busy.next =
             (self.state.q.val() != DeqState::Idle) | self.go.val() | self.link.in_tx.val();
 
+        if self.credit_commit.val() {
+            self.credit_r.d.next = self.credit_load.val();
+        }
         if self.clear_counters.val() {
             self.sent_pkts_l_r.d.next = 0.into();
             self.sent_pkts_c_r.d.next = 0.into();

@@ -42,6 +42,13 @@ pub struct DualPi2Params {
     pub busy: Signal<Out, Bit>,
     /// The cycle a K write is committed: the controller recomputes k x p'.
     pub k_commit: Signal<Out, Bit>,
+    /// The cycle a TUPDATE_US write is committed, with the new interval: the controller re-arms.
+    pub tupdate_commit: Signal<Out, Bit>,
+    pub commit_ns: Signal<Out, Bits<30>>,
+    /// The cycle an MTU or C_PROTECTION write is committed: the credit restarts from the new initial
+    /// credit.
+    pub credit_commit: Signal<Out, Bit>,
+    pub commit_credit: Signal<Out, Bits<24>>,
     // The parameters in effect, as written (for reads) and converted.
     pub target_us: Signal<Out, Bits<20>>,
     pub target_ns: Signal<Out, Bits<30>>,
@@ -109,6 +116,7 @@ pub struct DualPi2Params {
     gain_lo: Signal<Local, Bits<32>>,
     rem2: Signal<Local, Bits<32>>,
     wdiff: Signal<Local, Bits<8>>,
+    wneg: Signal<Local, Bits<8>>,
     c_target_us: K<20, { H.target_us as u64 }>,
     c_target_ns: K<30, { us_to_ns(H.target_us) }>,
     c_tupdate_us: K<20, { H.tupdate_us as u64 }>,
@@ -186,7 +194,13 @@ impl Logic for DualPi2Params {
             (self.dv_rem.q.val() << 1) | bit_cast::<32, 1>(self.dv_num.q.val().get_bit(31).into());
         // 2 wc - 100 for the written C protection (C_PROTECTION job) or the current one (MTU job).
         self.wdiff.next = (bit_cast::<8, 7>(self.wc_r.q.val()) << 1) - 100;
+        // Negated in its own 8-bit signal: inside a wider expression Verilog would widen before `~`.
+        self.wneg.next = !self.wdiff.val() + 1;
         self.k_commit.next = false;
+        self.tupdate_commit.next = false;
+        self.credit_commit.next = false;
+        self.commit_ns.next = self.r_ns.q.val().get_bits::<30>(0);
+        self.commit_credit.next = self.r_cr.q.val();
 
         if self.start.val() & !self.busy_r.q.val() {
             self.busy_r.d.next = true;
@@ -287,7 +301,7 @@ impl Logic for DualPi2Params {
                     self.mu_b.d.next = bit_cast::<12, 8>(self.wdiff.val());
                     self.mu_neg.d.next = self.wdiff.val().get_bit(7);
                     if self.wdiff.val().get_bit(7) {
-                        self.mu_b.d.next = bit_cast::<12, 8>(!self.wdiff.val() + 1);
+                        self.mu_b.d.next = bit_cast::<12, 8>(self.wneg.val());
                     }
                 }
             }
@@ -310,6 +324,7 @@ impl Logic for DualPi2Params {
                     17 => {
                         self.tupdate_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
                         self.tupdate_ns_r.d.next = self.r_ns.q.val().get_bits::<30>(0);
+                        self.tupdate_commit.next = true;
                     }
                     18 => {
                         self.alpha_r.d.next = self.edata.q.val().get_bits::<20>(0);
@@ -345,10 +360,12 @@ impl Logic for DualPi2Params {
                         self.mtu_r.d.next = self.edata.q.val().get_bits::<11>(0);
                         self.byte_limit_r.d.next = self.r_bl.q.val();
                         self.credit_r.d.next = self.r_cr.q.val();
+                        self.credit_commit.next = true;
                     }
                     27 => {
                         self.wc_r.d.next = self.edata.q.val().get_bits::<7>(0);
                         self.credit_r.d.next = self.r_cr.q.val();
+                        self.credit_commit.next = true;
                     }
                     28 => {
                         self.link_bt_r.d.next = self.edata.q.val().get_bits::<24>(0);
@@ -408,6 +425,8 @@ impl Logic for DualPi2Params {
             self.credit_r.d.next = self.c_credit.val();
             self.link_bt_r.d.next = 0.into();
             self.k_commit.next = false;
+            self.tupdate_commit.next = false;
+            self.credit_commit.next = false;
         }
     }
 }
@@ -495,7 +514,17 @@ mod tests {
         e.connect_all();
         let mut rng = XorShift64::new(7).unwrap();
         let mut r = |lo: u32, hi: u32| lo + (rng.next_word() % (hi as u64 - lo as u64 + 1)) as u32;
-        let gains = [1, 2, 41, 819, 1000, 4095, 0xF_FFFF, r(1, 0xF_FFFF), r(1, 0xF_FFFF)];
+        let gains = [
+            1,
+            2,
+            41,
+            819,
+            1000,
+            4095,
+            0xF_FFFF,
+            r(1, 0xF_FFFF),
+            r(1, 0xF_FFFF),
+        ];
         for g in gains {
             write(&mut e, addr::ALPHA, g);
             assert_eq!(e.alpha_i.val().to_u64(), gain_internal(g), "alpha {g}");

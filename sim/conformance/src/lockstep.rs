@@ -1,9 +1,9 @@
 //! Runs several core models on the same inputs and compares every output on every cycle.
 
 use crate::model::CoreModel;
-use crate::stimulus::Stimulus;
+use crate::stimulus::{Core, Stimulus};
 use crate::vcd::{self, Scope};
-use aqm_golden::pie::core::{PieCoreInputs, PieCoreOutputs};
+use aqm_golden::hw::{CoreInputs, CoreOutputs};
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -49,7 +49,7 @@ pub const OUTPUT_PORTS: [(&str, u32); 19] = [
     ("link_busy", 1),
 ];
 
-pub fn input_values(i: &PieCoreInputs) -> Vec<u64> {
+pub fn input_values(i: &CoreInputs) -> Vec<u64> {
     vec![
         i.rst as u64,
         i.now,
@@ -65,7 +65,7 @@ pub fn input_values(i: &PieCoreInputs) -> Vec<u64> {
     ]
 }
 
-pub fn output_values(o: &PieCoreOutputs) -> Vec<u64> {
+pub fn output_values(o: &CoreOutputs) -> Vec<u64> {
     vec![
         o.in_ready as u64,
         o.verdict_valid as u64,
@@ -117,7 +117,10 @@ pub struct RunStats {
     pub accepted: u64,
     /// Verdicts by code: enqueue, mark, early drop, tail drop.
     pub verdicts: [u64; 4],
+    /// Packets that left a queue: sent, or (DualPI2) dropped at dequeue.
     pub departures: u64,
+    /// Of those, dropped at dequeue.
+    pub dequeue_drops: u64,
     pub resets: u64,
     pub reg_errors: u64,
 }
@@ -137,7 +140,7 @@ impl Conservation {
         self.queued.clear();
     }
 
-    fn check(&mut self, i: &PieCoreInputs, o: &PieCoreOutputs) -> Result<(), String> {
+    fn check(&mut self, i: &CoreInputs, o: &CoreOutputs) -> Result<(), String> {
         if o.verdict_valid {
             match self.awaiting_verdict.pop_front() {
                 Some(t) if t == o.verdict_tag => {}
@@ -183,7 +186,7 @@ impl Conservation {
 /// A CONTROL.reset write seen at a cycle (second) and the cycle its reset acts (first).
 type SoftReset = (Option<u64>, Option<u64>);
 
-fn soft_update(soft: SoftReset, i: &PieCoreInputs, cycle: u64) -> SoftReset {
+fn soft_update(soft: SoftReset, i: &CoreInputs, cycle: u64) -> SoftReset {
     let (mut acts, mut written) = soft;
     if acts == Some(cycle) {
         acts = None;
@@ -197,6 +200,7 @@ fn soft_update(soft: SoftReset, i: &PieCoreInputs, cycle: u64) -> SoftReset {
             written = None;
         }
     }
+    // CONTROL is at the same address in both cores.
     if i.reg_we && i.reg_addr == aqm_golden::pie::regs::addr::CONTROL && i.reg_wdata & 1 != 0 {
         written = Some(cycle);
     }
@@ -214,30 +218,32 @@ pub fn run(
     cycles: u64,
     vcd_path: Option<&Path>,
 ) -> Result<RunStats, Failure> {
+    let core: Core = stim.core();
     let mut history: VecDeque<(u64, Vec<Vec<u64>>)> = VecDeque::new();
     let mut stats = RunStats::default();
     let mut cons = Conservation::default();
     let mut drain_cycles = 0u64;
-    let mut last = PieCoreInputs::default();
+    let mut last = CoreInputs::default();
     let mut cycle = 0u64;
     let mut soft: SoftReset = (None, None);
     loop {
         let draining = cycle >= cycles;
         let i = if draining {
-            // Switch the link model off, then pull with time running fast.
+            // Switch the link model off (a DualPI2 core may refuse while a parameter write is still
+            // going in: then the link model just keeps pacing), then pull with time running fast.
             drain_cycles += 1;
-            PieCoreInputs {
+            CoreInputs {
                 now: last.now + 100_000,
                 out_ready: true,
                 reg_we: drain_cycles == 1,
-                reg_addr: aqm_golden::pie::regs::addr::LINK_BYTE_TIME,
+                reg_addr: core.link_bt_addr(),
                 ..Default::default()
             }
         } else {
             stim.next().expect("stimulus is endless")
         };
         last = i;
-        let outs: Vec<PieCoreOutputs> = models.iter_mut().map(|m| m.step(&i)).collect();
+        let outs: Vec<CoreOutputs> = models.iter_mut().map(|m| m.step(&i)).collect();
         let mut sample = vec![input_values(&i)];
         sample.extend(outs.iter().map(output_values));
         history.push_back((cycle, sample));
@@ -309,6 +315,7 @@ pub fn run(
         }
         if o.out_valid && i.out_ready {
             stats.departures += 1;
+            stats.dequeue_drops += o.out_drop as u64;
         }
         if i.in_valid && o.in_ready {
             stats.accepted += 1;

@@ -6,10 +6,45 @@
 //! probabilities, seeds), resets in the middle of traffic, and time that advances by a configurable step
 //! with occasional jumps. [`config_strategy`] gives proptest strategies over the settings.
 
-use aqm_golden::pie::core::{PieCoreInputs, PieCoreOutputs};
-use aqm_golden::pie::regs::{addr, PIE_REGS};
+use aqm_golden::dualpi2::regs as d2;
+use aqm_golden::hw::{CoreInputs, CoreOutputs};
+use aqm_golden::pie::regs::{addr, RegDef, PIE_REGS};
 use aqm_golden::prng::XorShift64;
 use proptest::prelude::*;
+
+/// Which core a stimulus drives: they share the ports but not the register map.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Core {
+    #[default]
+    Pie,
+    DualPi2,
+}
+
+impl Core {
+    pub fn regs(self) -> &'static [RegDef] {
+        match self {
+            Core::Pie => PIE_REGS,
+            Core::DualPi2 => d2::DUALPI2_REGS,
+        }
+    }
+
+    /// The LINK_BYTE_TIME register.
+    pub fn link_bt_addr(self) -> u8 {
+        match self {
+            Core::Pie => addr::LINK_BYTE_TIME,
+            Core::DualPi2 => d2::addr::LINK_BYTE_TIME,
+        }
+    }
+
+    /// Cycles between two setup writes: a DualPI2 parameter write keeps its engine busy (and refuses the
+    /// next) until it takes effect.
+    pub fn setup_spacing(self) -> u64 {
+        match self {
+            Core::Pie => 2,
+            Core::DualPi2 => aqm_golden::dualpi2::consts::PARAM_CYCLES,
+        }
+    }
+}
 
 /// Lengths at and around the edges that matter: tiny, 64, the MTU (1514), the Ethernet maximum (1518),
 /// the MTU register's maximum (2047), and the field's maximum.
@@ -42,6 +77,7 @@ pub struct StimulusConfig {
     /// One cycle in this many writes a random probability up to `force_prob_max` (0: never).
     pub force_prob_every: u32,
     pub force_prob_max: u64,
+    pub core: Core,
 }
 
 impl Default for StimulusConfig {
@@ -59,6 +95,7 @@ impl Default for StimulusConfig {
             setup: vec![],
             force_prob_every: 0,
             force_prob_max: 0,
+            core: Core::Pie,
         }
     }
 }
@@ -141,6 +178,7 @@ pub fn config_strategy() -> impl Strategy<Value = StimulusConfig> {
                     ),
                     force_prob_every,
                     force_prob_max: aqm_golden::pie::consts::MAX_PROB / 100 * force_pct,
+                    core: Core::Pie,
                 }
             },
         )
@@ -163,7 +201,104 @@ pub struct Stimulus {
     prob_hi: Option<u32>,
 }
 
+/// A DualPI2 parameter set that makes things happen in few cycles: a fast controller and the given link,
+/// limit, classification and overload settings (register address, value).
+#[allow(clippy::too_many_arguments)]
+pub fn dualpi2_setup(
+    tupdate_us: u32,
+    target_us: u32,
+    link_bt: u32,
+    limit: u32,
+    ecn_mask: u32,
+    drop_overload: bool,
+    k: u32,
+    step_us: u32,
+) -> Vec<(u8, u32)> {
+    use d2::addr as a;
+    vec![
+        (a::TUPDATE_US, tupdate_us),
+        (a::TARGET_US, target_us),
+        (a::LINK_BYTE_TIME, link_bt),
+        (a::LIMIT, limit),
+        (a::ECN_MASK, ecn_mask),
+        (a::DROP_OVERLOAD, drop_overload as u32),
+        (a::K, k),
+        (a::STEP_US, step_us),
+    ]
+}
+
+/// Proptest strategy over DualPI2 stimulus settings: both queues idle or backlogged, every ECN mask,
+/// overload with and without drop_overload, small limits, back-pressure, resets.
+pub fn dualpi2_config_strategy() -> impl Strategy<Value = StimulusConfig> {
+    (
+        (1u32..60, 1u32..40, 0u32..40, 10u32..=100),
+        (
+            prop_oneof![Just(10u64), 100u64..5_000, 5_000u64..100_000],
+            500u32..20_000,
+        ),
+        (0u32..3, 100u32..3000, 0u32..=100u32, 2u32..=1024, 1u32..=3),
+        (
+            any::<bool>(),
+            prop_oneof![Just(2u32), 1u32..=4, Just(255u32)],
+            0u32..3_000,
+            0u32..4,
+            0u32..=100,
+        ),
+        (
+            prop_oneof![Just(0u32), 20_000u32..200_000],
+            0u32..3,
+            200u32..30_000,
+        ),
+        (prop_oneof![Just(0u32), 500u32..5_000], 1u64..=100),
+    )
+        .prop_map(
+            |(
+                (arrival_pct, max_burst, edge_len_pct, ready_pct),
+                (ns_per_cycle, jump_every),
+                (tu_sel, tupdate_ms10, bt_sel, limit, ecn_mask),
+                (drop_overload, k, step_us, min_qlen, wc),
+                (reset_every, reg_pct, target_us),
+                (force_prob_every, force_pct),
+            )| {
+                let tupdate_us = [100, 1_000, tupdate_ms10 * 10][tu_sel as usize];
+                let link_bt = if bt_sel < 15 { 0 } else { (bt_sel * 8) << 8 };
+                let mut setup = dualpi2_setup(
+                    tupdate_us,
+                    target_us,
+                    link_bt,
+                    limit,
+                    ecn_mask,
+                    drop_overload,
+                    k,
+                    step_us,
+                );
+                setup.push((d2::addr::MIN_QLEN_STEP, min_qlen));
+                setup.push((d2::addr::C_PROTECTION, wc));
+                StimulusConfig {
+                    arrival_pct,
+                    max_burst,
+                    edge_len_pct,
+                    ready_pct,
+                    ns_per_cycle,
+                    jump_every,
+                    max_jump_ns: 2_000_000_000,
+                    reset_every,
+                    reg_pct,
+                    setup,
+                    force_prob_every,
+                    force_prob_max: u32::MAX as u64 / 100 * force_pct,
+                    core: Core::DualPi2,
+                }
+            },
+        )
+}
+
 impl Stimulus {
+    /// The core this stimulus drives.
+    pub fn core(&self) -> Core {
+        self.cfg.core
+    }
+
     pub fn new(seed: u64, cfg: StimulusConfig) -> Stimulus {
         Stimulus {
             cfg,
@@ -180,7 +315,7 @@ impl Stimulus {
     }
 
     /// The outputs of the cycle just run: a descriptor the core did not accept is offered again.
-    pub fn feedback(&mut self, o: &PieCoreOutputs) {
+    pub fn feedback(&mut self, o: &CoreOutputs) {
         self.held = if o.in_ready { None } else { self.offered };
     }
 
@@ -206,19 +341,21 @@ impl Stimulus {
 
     /// A register access: reads of any address, writes of mostly valid parameter values, some out of
     /// range, some to read-only or unmapped addresses, forced probabilities and seeds, clearing counters.
-    fn register(&mut self, i: &mut PieCoreInputs) {
+    fn register(&mut self, i: &mut CoreInputs) {
+        let regs = self.cfg.core.regs();
         let r = self.below(100);
         if r < 50 {
             i.reg_re = true;
             i.reg_addr = if self.pct(90) {
-                PIE_REGS[self.below(PIE_REGS.len() as u64) as usize].addr
+                regs[self.below(regs.len() as u64) as usize].addr
             } else {
                 self.below(256) as u8
             };
             return;
         }
         i.reg_we = true;
-        let def = PIE_REGS[self.below(PIE_REGS.len() as u64) as usize];
+        let def = regs[self.below(regs.len() as u64) as usize];
+        let pie = self.cfg.core == Core::Pie;
         i.reg_addr = def.addr;
         i.reg_wdata = match (def.addr, def.range) {
             // A soft reset now and then, mostly counter clears.
@@ -229,7 +366,7 @@ impl Stimulus {
                     2
                 }
             }
-            (addr::PROB_HI, _) => {
+            (addr::PROB_HI, _) if pie => {
                 if self.pct(10) {
                     0x0100_0000 + self.below(1000) as u32
                 } else {
@@ -244,10 +381,10 @@ impl Stimulus {
 }
 
 impl Iterator for Stimulus {
-    type Item = PieCoreInputs;
+    type Item = CoreInputs;
 
-    fn next(&mut self) -> Option<PieCoreInputs> {
-        let mut i = PieCoreInputs {
+    fn next(&mut self) -> Option<CoreInputs> {
+        let mut i = CoreInputs {
             now: self.now,
             ..Default::default()
         };
@@ -262,10 +399,11 @@ impl Iterator for Stimulus {
         } else {
             self.since_reset += 1;
         }
-        // Setup writes, one every other cycle after a reset.
+        // Setup writes after a reset, as often as the core takes them.
         let s = self.since_reset;
-        if !i.rst && s >= 1 && s % 2 == 1 && ((s / 2) as usize) < self.cfg.setup.len() {
-            let (a, v) = self.cfg.setup[(s / 2) as usize];
+        let gap = self.cfg.core.setup_spacing();
+        if !i.rst && s >= 1 && s % gap == 1 && ((s / gap) as usize) < self.cfg.setup.len() {
+            let (a, v) = self.cfg.setup[(s / gap) as usize];
             i.reg_we = true;
             i.reg_addr = a;
             i.reg_wdata = v;
@@ -277,9 +415,14 @@ impl Iterator for Stimulus {
         {
             let p = self.below(self.cfg.force_prob_max + 1);
             i.reg_we = true;
-            i.reg_addr = addr::PROB_LO;
             i.reg_wdata = p as u32;
-            self.prob_hi = Some((p >> 32) as u32);
+            match self.cfg.core {
+                Core::Pie => {
+                    i.reg_addr = addr::PROB_LO;
+                    self.prob_hi = Some((p >> 32) as u32);
+                }
+                Core::DualPi2 => i.reg_addr = d2::addr::PROB,
+            }
         } else if self.pct(self.cfg.reg_pct) {
             self.register(&mut i);
         }

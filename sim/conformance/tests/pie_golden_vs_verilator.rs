@@ -8,13 +8,13 @@ use aqm_conformance::stimulus::{
 };
 use aqm_golden::pie::consts::MAX_PROB;
 use aqm_golden::pie::core::{PieCoreModel, PieCoverage};
-use aqm_verilated::VerilatedPie;
+use aqm_verilated::VerilatedCore;
 use proptest::prelude::*;
 use std::path::PathBuf;
 
 fn check(name: &str, seed: u64, cfg: StimulusConfig, cycles: u64) -> (RunStats, PieCoverage) {
     let mut golden = PieCoreModel::new();
-    let mut vl = VerilatedPie::new();
+    let mut vl = VerilatedCore::pie();
     let mut stim = Stimulus::new(seed, cfg);
     let vcd = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.vcd"));
     let stats = {

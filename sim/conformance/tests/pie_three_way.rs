@@ -8,7 +8,7 @@ use aqm_conformance::stimulus::{
 };
 use aqm_golden::pie::consts::MAX_PROB;
 use aqm_golden::pie::core::PieCoreModel;
-use aqm_verilated::VerilatedPie;
+use aqm_verilated::VerilatedCore;
 use proptest::prelude::*;
 use std::path::PathBuf;
 
@@ -20,7 +20,7 @@ fn check(
 ) -> aqm_golden::pie::core::PieCoverage {
     let mut golden = PieCoreModel::new();
     let mut rtl = RustHdlPie::default();
-    let mut vl = VerilatedPie::new();
+    let mut vl = VerilatedCore::pie();
     let mut stim = Stimulus::new(seed, cfg);
     let vcd = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.vcd"));
     {

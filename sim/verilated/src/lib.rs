@@ -1,10 +1,10 @@
 //! The Verilated cores: the Verilog that aqm-hdl emits, verilated and compiled by this crate's build
 //! script (see build.rs), behind a safe wrapper.
 //!
-//! [`Model`] is a design with its ports addressed by name; [`VerilatedPie`] drives the PIE core with the
-//! same port structs as the golden model (`aqm_golden::pie::core`).
+//! [`Model`] is a design with its ports addressed by name; [`VerilatedCore`] drives the PIE or the DualPI2
+//! core with the same port structs as the golden models (`aqm_golden::hw::CoreInputs` / `CoreOutputs`).
 
-use aqm_golden::pie::core::{PieCoreInputs, PieCoreOutputs};
+use aqm_golden::hw::{CoreInputs, CoreOutputs};
 use std::ffi::{c_void, CString};
 use std::path::Path;
 
@@ -48,6 +48,7 @@ macro_rules! design {
 }
 
 design!(PIE_CORE, pie_core);
+design!(DUALPI2_CORE, dualpi2_core);
 design!(BOARD_PIE_SIM, board_pie_sim);
 
 /// A port of a model, resolved once by name.
@@ -172,6 +173,11 @@ impl Model {
         Model::new(&PIE_CORE)
     }
 
+    /// A fresh instance of the DualPI2 core (`dualpi2_core`).
+    pub fn dualpi2_core() -> Model {
+        Model::new(&DUALPI2_CORE)
+    }
+
     /// The design's name (`pie_core`).
     pub fn design_name(&self) -> &'static str {
         self.design.name
@@ -190,22 +196,26 @@ fn ids<const N: usize>(m: &Model, names: [&str; N]) -> [PortId; N] {
     })
 }
 
-/// The Verilated PIE core, one clock cycle per [`step`](VerilatedPie::step).
-pub struct VerilatedPie {
+/// A Verilated AQM core (PIE or DualPI2: they have the same ports), one clock cycle per
+/// [`step`](VerilatedCore::step).
+pub struct VerilatedCore {
     m: Model,
     inputs: [PortId; 11],
     outputs: [PortId; 19],
 }
 
-impl Default for VerilatedPie {
-    fn default() -> Self {
-        Self::new()
+impl VerilatedCore {
+    /// The PIE core.
+    pub fn pie() -> VerilatedCore {
+        VerilatedCore::with(Model::pie_core())
     }
-}
 
-impl VerilatedPie {
-    pub fn new() -> VerilatedPie {
-        let m = Model::new(&PIE_CORE);
+    /// The DualPI2 core.
+    pub fn dualpi2() -> VerilatedCore {
+        VerilatedCore::with(Model::dualpi2_core())
+    }
+
+    fn with(m: Model) -> VerilatedCore {
         let inputs = ids(
             &m,
             [
@@ -246,7 +256,7 @@ impl VerilatedPie {
                 "link_busy",
             ],
         );
-        VerilatedPie { m, inputs, outputs }
+        VerilatedCore { m, inputs, outputs }
     }
 
     /// The underlying model (to trace it, for instance).
@@ -255,7 +265,7 @@ impl VerilatedPie {
     }
 
     /// One clock cycle: apply the inputs, read the outputs, rising edge.
-    pub fn step(&mut self, i: &PieCoreInputs) -> PieCoreOutputs {
+    pub fn step(&mut self, i: &CoreInputs) -> CoreOutputs {
         let v = [
             i.rst as u64,
             i.now,
@@ -274,7 +284,7 @@ impl VerilatedPie {
         }
         self.m.settle();
         let g = |k: usize| self.m.get(self.outputs[k]);
-        let o = PieCoreOutputs {
+        let o = CoreOutputs {
             in_ready: g(0) != 0,
             verdict_valid: g(1) != 0,
             verdict_tag: g(2) as u16,

@@ -65,6 +65,8 @@ pub struct Env<'a> {
     pub prob_we: Option<u32>,
     /// The parameter engine commits K at this edge.
     pub k_commit: bool,
+    /// The parameter engine commits TUPDATE_US at this edge: the new interval, ns.
+    pub tupdate_commit: Option<u64>,
     pub clear_counters: bool,
 }
 
@@ -140,8 +142,8 @@ impl Controller {
                     ev.capped = r.capped;
                     // CONTRACT: kp and the overload flag of an update use the K of the snapshot (a K
                     // committed meanwhile sets `dirty` and gets its own recompute), and next_update
-                    // moves on by the tupdate of the firing cycle. A TUPDATE commit does not move a
-                    // pending next_update: the first update after reset is always 16 ms later.
+                    // moves on by the tupdate of the firing cycle (unless a TUPDATE commit re-arms it
+                    // at the same edge, below).
                     let c = Commit {
                         prob: vars.prob,
                         k,
@@ -168,6 +170,10 @@ impl Controller {
         // over clear), so the newest K always gets its recompute.
         if e.k_commit {
             self.dirty = true;
+        }
+        // A TUPDATE commit re-arms the controller: the next update falls the new interval from now.
+        if let Some(ns) = e.tupdate_commit {
+            self.next_update = (e.now40 + ns) & TIME_MASK;
         }
         if e.clear_counters {
             self.updates = 0;

@@ -56,6 +56,8 @@ pub struct Egress {
     pub decision: Option<Decision>,
     /// WRR credit, bytes x %.
     pub credit: i64,
+    /// What sending the decided packet adds to the credit, with the weights of the Decide cycle.
+    credit_delta: i64,
     pub link: LinkModel,
     // Counters, indexed by `qi` (C = 0, L = 1).
     pub sent_pkts: [u32; 2],
@@ -81,6 +83,7 @@ impl Default for Egress {
             out: OutReg::default(),
             decision: None,
             credit: 0,
+            credit_delta: 0,
             link: LinkModel::default(),
             sent_pkts: [0; 2],
             sent_bytes: [0; 2],
@@ -122,6 +125,8 @@ pub struct Env<'a> {
     pub backlog: u64,
     /// The generator's next word.
     pub word: u64,
+    /// The parameter engine commits MTU or C_PROTECTION at this edge: the new initial credit.
+    pub credit_load: Option<i64>,
     pub clear_counters: bool,
 }
 
@@ -250,6 +255,7 @@ impl Egress {
                     queue: self.l,
                     drop,
                 };
+                self.credit_delta = credit_change(e.params, q, self.both, h.len as u32);
                 self.decision = Some(d);
                 ev.decided = Some((q, d));
                 self.state = State::Out;
@@ -260,8 +266,7 @@ impl Egress {
                         self.chain = true;
                     } else {
                         self.chain = false;
-                        let q = queue_of(self.l);
-                        self.credit += credit_change(e.params, q, self.both, self.entry.len as u32);
+                        self.credit += self.credit_delta;
                         start = Some(Start {
                             len: self.entry.len,
                             dep: self.dep,
@@ -274,6 +279,10 @@ impl Egress {
             }
         }
         ev.link_wait = self.link.clock(rst, e.now40, start, e.link_bt);
+        // New weights restart the WRR (this wins over a send or an empty request at the same edge).
+        if let Some(c) = e.credit_load {
+            self.credit = c;
+        }
         if e.clear_counters {
             self.sent_pkts = [0; 2];
             self.sent_bytes = [0; 2];

@@ -36,10 +36,12 @@ pub use ingress::{CODE_ENQUEUE, CODE_TAIL_DROP};
 pub use queue::Entry;
 
 use super::classify::{EnqueueVerdict, Limit};
+use super::consts::us_to_ns;
 use super::decision::{Decision, Rule, Verdict};
 use super::params::DualPi2Params;
 use super::qdisc::{DualPi2Stats, QueueStats};
 use super::regs::{addr, DUALPI2_ID, STATUS_CTRL_BUSY, STATUS_WRITE_ERROR};
+use super::scheduler::initial_credit;
 use crate::hw::{CoreInputs, CoreOutputs, TIME_MASK};
 use crate::prng::{XorShift64, DEFAULT_SEED};
 use crate::types::QueueId;
@@ -320,6 +322,18 @@ impl DualPi2CoreModel {
         };
         let clear = c.write.clear_counters();
         let k_commit = matches!(c.commit, Some((addr::K, _)));
+        let tupdate_commit = match c.commit {
+            Some((addr::TUPDATE_US, us)) => Some(us_to_ns(us)),
+            _ => None,
+        };
+        let credit_load = match c.commit {
+            Some((addr::MTU, mtu)) => Some(initial_credit(&DualPi2Params { mtu, ..c.params })),
+            Some((addr::C_PROTECTION, wc)) => Some(initial_credit(&DualPi2Params {
+                c_protection: wc,
+                ..c.params
+            })),
+            _ => None,
+        };
 
         // The rising edge.
         let push = self.ingress.clock(
@@ -344,6 +358,7 @@ impl DualPi2CoreModel {
                 kp_k: self.ctrl.kp_k,
                 backlog: c.backlog,
                 word: c.word,
+                credit_load,
                 clear_counters: clear,
             },
         );
@@ -361,6 +376,7 @@ impl DualPi2CoreModel {
                 params: &c.params,
                 prob_we: c.write.prob(),
                 k_commit,
+                tupdate_commit,
                 clear_counters: clear,
             },
         );

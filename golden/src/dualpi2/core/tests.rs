@@ -1056,24 +1056,31 @@ fn the_decision_uses_k_through_kp_until_the_recompute() {
 }
 
 #[test]
-fn a_tupdate_write_does_not_move_the_pending_update() {
+fn a_tupdate_write_re_arms_the_controller_from_its_commit() {
     let mut b = Bench::new();
-    b.set(addr::TUPDATE_US, 5_000);
+    b.i.now = 3 * MS;
+    let w = b.write(addr::TUPDATE_US, 5_000);
+    // Committed at the edge of cycle w + PARAM_CYCLES - 1, with that cycle's now.
+    b.clks(w + PARAM_CYCLES - 1 - b.n);
     assert_eq!(b.out().next_update, 16 * MS);
-    b.i.now = 16 * MS;
+    b.i.now = 4 * MS;
+    b.clk();
+    assert_eq!(b.out().next_update, 9 * MS);
+    b.i.now = 9 * MS;
     b.settle();
-    assert_eq!(b.out().next_update, 21 * MS);
+    assert_eq!(b.out().next_update, 14 * MS);
 }
 
 #[test]
-fn mtu_and_c_protection_commits_leave_the_credit_until_it_resets() {
+fn mtu_and_c_protection_commits_restart_the_credit() {
     let mut b = Bench::new();
     b.set(addr::MTU, 1000);
-    b.set(addr::C_PROTECTION, 50);
-    assert_eq!(b.m.credit(), -121_120);
+    assert_eq!(b.m.credit(), 1000 * (10 - 90));
+    b.set(addr::C_PROTECTION, 60);
+    assert_eq!(b.m.credit(), 1000 * (60 - 40));
     b.i.out_ready = true;
     b.clk();
-    assert_eq!(b.m.credit(), 0);
+    assert_eq!(b.m.credit(), 1000 * (60 - 40));
 }
 
 #[test]

@@ -9,7 +9,7 @@ use aqm_conformance::lockstep;
 use aqm_conformance::model::{CoreModel, RustHdlPie};
 use aqm_conformance::stimulus::{config_strategy, Stimulus, StimulusConfig};
 use aqm_golden::pie::core::{PieCoreModel, PieCoverage};
-use aqm_verilated::VerilatedPie;
+use aqm_verilated::VerilatedCore;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use std::path::PathBuf;
@@ -111,7 +111,7 @@ fn main() -> ExitCode {
         let n = a.chunk.min(a.cycles - done);
         let cfg = config(a.seed, k);
         let mut golden = PieCoreModel::new();
-        let mut vl = VerilatedPie::new();
+        let mut vl = VerilatedCore::pie();
         let mut stim = Stimulus::new(a.seed ^ (k << 20), cfg.clone());
         let vcd = PathBuf::from(format!("build/soak/chunk{k}.vcd"));
         let r = {
@@ -159,7 +159,7 @@ fn main() -> ExitCode {
     );
     println!(
         "  verilator  {:>12.0}",
-        speed(&mut VerilatedPie::new(), a.seed, n)
+        speed(&mut VerilatedCore::pie(), a.seed, n)
     );
     if a.rtl_cycles > 0 {
         println!(
