@@ -15,7 +15,7 @@
 
 use crate::driver::{Beat, CoreDriver, VerdictBeat};
 use crate::HilError;
-use aqm_golden::{Admission, Aqm, Departure, DropReason, Dropped, Ecn, MarkReason, Packet};
+use aqm_golden::{Admission, Aqm, Departure, DropReason, Dropped, MarkReason, Packet};
 use aqm_verilated::Model;
 
 /// What a core's outputs mean, and how its registers are set: everything that differs between the PIE
@@ -102,7 +102,7 @@ impl<K: CoreKind> HwAqm<K> {
         }
     }
 
-    fn try_enqueue(&mut self, now_ns: u64, mut pkt: Packet) -> Result<Admission, HilError> {
+    fn try_enqueue(&mut self, now_ns: u64, pkt: Packet) -> Result<Admission, HilError> {
         let len = u16::try_from(pkt.len).map_err(|_| {
             HilError::Config(format!(
                 "packet {} is {} bytes long; the core's length field takes at most 65535",
@@ -123,16 +123,10 @@ impl<K: CoreKind> HwAqm<K> {
             Ok(a) => a,
             Err(w) => return Err(self.core_error(format!("verdict of packet {}: {w}", pkt.id))),
         };
-        match admission {
-            Admission::Dropped(_) => {}
-            Admission::Enqueued | Admission::Marked(_) => {
-                if matches!(admission, Admission::Marked(_)) {
-                    pkt.ecn = Ecn::Ce;
-                }
-                self.held[tag as usize] = Some(pkt);
-                self.packets += 1;
-                self.bytes += u64::from(pkt.len);
-            }
+        if !matches!(admission, Admission::Dropped(_)) {
+            self.held[tag as usize] = Some(pkt);
+            self.packets += 1;
+            self.bytes += u64::from(pkt.len);
         }
         Ok(admission)
     }

@@ -28,7 +28,7 @@ pub const MAX_WAIT_CYCLES: u64 = 100_000;
 
 /// Input ports, in [`IN_NAMES`] order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum In {
+enum Input {
     Rst,
     Now,
     InValid,
@@ -163,25 +163,25 @@ impl CoreDriver {
             now: 0,
             cycles: 0,
         };
-        for (k, v) in [(In::Rst, 1), (In::Now, 0)] {
+        for (k, v) in [(Input::Rst, 1), (Input::Now, 0)] {
             d.drive(k, v);
         }
         for k in [
-            In::InValid,
-            In::InLen,
-            In::InEcn,
-            In::InTag,
-            In::OutReady,
-            In::RegAddr,
-            In::RegWdata,
-            In::RegWe,
-            In::RegRe,
+            Input::InValid,
+            Input::InLen,
+            Input::InEcn,
+            Input::InTag,
+            Input::OutReady,
+            Input::RegAddr,
+            Input::RegWdata,
+            Input::RegWe,
+            Input::RegRe,
         ] {
             d.drive(k, 0);
         }
         d.cycle();
         d.cycle();
-        d.drive(In::Rst, 0);
+        d.drive(Input::Rst, 0);
         Ok(d)
     }
 
@@ -200,7 +200,7 @@ impl CoreDriver {
         &mut self.m
     }
 
-    fn drive(&mut self, port: In, v: u64) {
+    fn drive(&mut self, port: Input, v: u64) {
         let k = port as usize;
         if self.driven[k] != v {
             self.driven[k] = v;
@@ -234,7 +234,7 @@ impl CoreDriver {
                 self.get(self.outs.verdict_tag)
             )));
         }
-        if self.driven[In::OutReady as usize] != 0 && self.get(self.outs.out_valid) != 0 {
+        if self.driven[Input::OutReady as usize] != 0 && self.get(self.outs.out_valid) != 0 {
             return Err(self.stuck(format!(
                 "a departure (tag {}) was taken during {during}",
                 self.get(self.outs.out_tag)
@@ -275,11 +275,11 @@ impl CoreDriver {
         }
         while t - self.now > MAX_NOW_STEP {
             self.now += MAX_NOW_STEP;
-            self.drive(In::Now, self.now);
+            self.drive(Input::Now, self.now);
             self.cycle();
         }
         self.now = t;
-        self.drive(In::Now, t);
+        self.drive(Input::Now, t);
         Ok(())
     }
 
@@ -314,10 +314,10 @@ impl CoreDriver {
 
     /// Offers one descriptor at the current `now`, waits for its verdict and for the core to go idle.
     pub fn offer(&mut self, len: u16, ecn: Ecn, tag: u16) -> Result<VerdictBeat, HilError> {
-        self.drive(In::InLen, len as u64);
-        self.drive(In::InEcn, ecn.bits() as u64);
-        self.drive(In::InTag, tag as u64);
-        self.drive(In::InValid, 1);
+        self.drive(Input::InLen, len as u64);
+        self.drive(Input::InEcn, ecn.bits() as u64);
+        self.drive(Input::InTag, tag as u64);
+        self.drive(Input::InValid, 1);
         let mut accepted = false;
         for _ in 0..MAX_WAIT_CYCLES {
             self.settle();
@@ -329,7 +329,7 @@ impl CoreDriver {
                 break;
             }
         }
-        self.drive(In::InValid, 0);
+        self.drive(Input::InValid, 0);
         if !accepted {
             return Err(self.stuck(format!(
                 "in_ready stayed low for {MAX_WAIT_CYCLES} cycles (tag {tag})"
@@ -369,7 +369,7 @@ impl CoreDriver {
     /// is idle and returns `None`; with `expect` true it waits for a transfer. Leaves out_ready high:
     /// call [`CoreDriver::finish_dequeue`] when done.
     pub fn next_beat(&mut self, expect: bool) -> Result<Option<Beat>, HilError> {
-        self.drive(In::OutReady, 1);
+        self.drive(Input::OutReady, 1);
         for _ in 0..MAX_WAIT_CYCLES {
             self.settle();
             if self.get(self.outs.verdict_valid) != 0 {
@@ -401,18 +401,18 @@ impl CoreDriver {
 
     /// Ends a dequeue request (out_ready low) and clocks until the core is idle.
     pub fn finish_dequeue(&mut self) -> Result<(), HilError> {
-        self.drive(In::OutReady, 0);
+        self.drive(Input::OutReady, 0);
         self.run_until_idle("the end of a dequeue")
     }
 
     /// Writes a register and waits until the core is idle again (a parameter may take effect cycles
     /// later); a rejected write (out of range, read-only, unmapped) is an error.
     pub fn write_reg(&mut self, addr: u8, value: u32) -> Result<(), HilError> {
-        self.drive(In::RegAddr, addr as u64);
-        self.drive(In::RegWdata, value as u64);
-        self.drive(In::RegWe, 1);
+        self.drive(Input::RegAddr, addr as u64);
+        self.drive(Input::RegWdata, value as u64);
+        self.drive(Input::RegWe, 1);
         self.cycle();
-        self.drive(In::RegWe, 0);
+        self.drive(Input::RegWe, 0);
         // The register file takes the write at the next edge; reg_err pulses the cycle after.
         self.cycle();
         self.settle();
@@ -426,10 +426,10 @@ impl CoreDriver {
 
     /// Reads a register; an unmapped address is an error.
     pub fn read_reg(&mut self, addr: u8) -> Result<u32, HilError> {
-        self.drive(In::RegAddr, addr as u64);
-        self.drive(In::RegRe, 1);
+        self.drive(Input::RegAddr, addr as u64);
+        self.drive(Input::RegRe, 1);
         self.cycle();
-        self.drive(In::RegRe, 0);
+        self.drive(Input::RegRe, 0);
         self.settle();
         let (valid, err) = (
             self.get(self.outs.reg_rvalid) != 0,
