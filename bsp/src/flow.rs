@@ -3,7 +3,8 @@
 //! clock, the critical path, tool versions, and a check that the core survived synthesis whole.
 //! Any tool failure or a timing failure is an error, after the report is written.
 
-use crate::top::{BoardPie, BoardRev, BOARD_CPB, BOARD_NSPC, CORE_CLOCK_HZ};
+use crate::top::{BoardDualPi2, BoardPie, BoardRev, BOARD_CPB, BOARD_NSPC, CORE_CLOCK_HZ};
+use aqm_hdl::emit::{emit, Emitted};
 use aqm_hdl::synth::{yosys_ice40, SynthReport};
 use rust_hdl::prelude::*;
 use std::fmt::Write as _;
@@ -19,10 +20,52 @@ pub struct ClockTiming {
     pub pass: bool,
 }
 
+/// The AQM core a line card carries (a build option: both do not fit the HX8K at once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoardCore {
+    /// PIE without the bytemode multiplier (`PieCore<PIE_LITE>`).
+    Pie,
+    DualPi2,
+}
+
+impl BoardCore {
+    pub const ALL: [BoardCore; 2] = [BoardCore::Pie, BoardCore::DualPi2];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BoardCore::Pie => "pie",
+            BoardCore::DualPi2 => "dualpi2",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<BoardCore> {
+        BoardCore::ALL.into_iter().find(|c| c.name() == s)
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            BoardCore::Pie => "the PIE core alone (lite: no bytemode multiplier)",
+            BoardCore::DualPi2 => "the DualPI2 core alone",
+        }
+    }
+
+    /// The core alone, for the comparison with the board.
+    fn core(self) -> Emitted {
+        match self {
+            BoardCore::Pie => emit(aqm_hdl::pie::core::PieCore::<
+                { aqm_hdl::pie::core::PIE_LITE },
+            >::default()),
+            BoardCore::DualPi2 => emit(aqm_hdl::dualpi2::DualPi2Core::default()),
+        }
+    }
+}
+
 /// What the flow produced.
 #[derive(Clone, Debug, Default)]
 pub struct FlowReport {
     pub dir: PathBuf,
+    /// What the core-alone line of the report describes.
+    pub core_desc: String,
     pub lcs: u64,
     pub lcs_total: u64,
     pub brams: u64,
@@ -142,23 +185,28 @@ fn parse_nextpnr(log: &str, r: &mut FlowReport) {
     }
 }
 
-/// Builds the PIE line card for board revision `rev` into `out`.
-pub fn build_pie(rev: BoardRev, out: &Path) -> Result<FlowReport, String> {
-    let name = match rev {
-        BoardRev::V1 => "pie-v1",
-        BoardRev::V2 => "pie-v2",
-    };
-    let dir = out.join(name);
+/// Builds the line card with `core` for board revision `rev` into `out`/<core>-<rev>.
+pub fn build(core: BoardCore, rev: BoardRev, out: &Path) -> Result<FlowReport, String> {
+    let name = format!(
+        "{}-{}",
+        core.name(),
+        match rev {
+            BoardRev::V1 => "v1",
+            BoardRev::V2 => "v2",
+        }
+    );
+    let dir = out.join(&name);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let mut top = BoardPie::<BOARD_CPB, BOARD_NSPC>::new(rev);
-    top.connect_all();
-    let verilog = generate_verilog(&top);
-    let pcf = rust_hdl::fpga::toolchains::icestorm::generate_pcf(&top);
+    let (verilog, pcf) = match core {
+        BoardCore::Pie => top_files(BoardPie::<BOARD_CPB, BOARD_NSPC>::new(rev)),
+        BoardCore::DualPi2 => top_files(BoardDualPi2::<BOARD_CPB, BOARD_NSPC>::new(rev)),
+    };
     std::fs::write(dir.join("top.v"), &verilog).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("top.pcf"), &pcf).map_err(|e| e.to_string())?;
 
     let mut r = FlowReport {
         dir: dir.clone(),
+        core_desc: core.describe().into(),
         ..FlowReport::default()
     };
     r.versions = vec![
@@ -171,10 +219,7 @@ pub fn build_pie(rev: BoardRev, out: &Path) -> Result<FlowReport, String> {
         ("verilator".into(), version("verilator", "--version")),
     ];
     // The core alone, for the comparison.
-    let core = aqm_hdl::emit::emit(aqm_hdl::pie::core::PieCore::<
-        { aqm_hdl::pie::core::PIE_LITE },
-    >::default());
-    std::fs::write(dir.join("core.v"), core.verilog).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("core.v"), core.core().verilog).map_err(|e| e.to_string())?;
     r.core_synth = yosys_ice40(&dir.join("core.v"), None)?;
     r.board_synth = yosys_ice40(&dir.join("top.v"), Some(&dir.join("top.json")))?;
     let mhz = CORE_CLOCK_HZ as f64 / 1e6;
@@ -202,9 +247,18 @@ pub fn build_pie(rev: BoardRev, out: &Path) -> Result<FlowReport, String> {
         Command::new("icepack").args(["top.asc", "top.bin"]),
         "icepack.log",
     )?;
-    std::fs::write(dir.join("report.md"), report_markdown(name, &r)).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("report.md"), report_markdown(&name, &r)).map_err(|e| e.to_string())?;
     check(&r)?;
     Ok(r)
+}
+
+/// A board top's Verilog and pin constraints.
+fn top_files<T: Block>(mut top: T) -> (String, String) {
+    top.connect_all();
+    (
+        generate_verilog(&top),
+        rust_hdl::fpga::toolchains::icestorm::generate_pcf(&top),
+    )
 }
 
 /// Everything the report promises: timing met on every clock, the core whole in the board.
@@ -279,10 +333,7 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
         "## The core survived synthesis whole\n\n| | LUT4 | carries | flip-flops | block RAMs |\n|---|---|---|---|---|"
     );
     for (what, y) in [
-        (
-            "the PIE core alone (lite: no bytemode multiplier)",
-            &r.core_synth,
-        ),
+        (r.core_desc.as_str(), &r.core_synth),
         ("the whole board", &r.board_synth),
     ] {
         let _ = writeln!(

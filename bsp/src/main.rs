@@ -1,15 +1,17 @@
-//! `aqm-bitstream [--rev v1|v2] [--out DIR]`: builds the PIE line card for the Alchitry Cu and writes
-//! DIR/pie-<rev>/{top.v, top.pcf, top.json, top.asc, top.bin, report.md} (default DIR: build/bitstream).
-//! Fails when a tool fails or timing is not met.
+//! `aqm-bitstream [--core pie|dualpi2|all] [--rev v1|v2] [--out DIR]`: builds the line card for the
+//! Alchitry Cu with each chosen core (default: both, one after the other) and writes
+//! DIR/<core>-<rev>/{top.v, top.pcf, top.json, top.asc, top.bin, report.md} (default DIR:
+//! build/bitstream). Fails when a tool fails or timing is not met.
 //! `aqm-bitstream --docs` rewrites bsp/PROTOCOL.md.
 
-use aqm_bsp::flow::build_pie;
+use aqm_bsp::flow::{build, BoardCore};
 use aqm_bsp::top::BoardRev;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut rev = BoardRev::V1;
+    let mut cores = BoardCore::ALL.to_vec();
     let mut out = PathBuf::from("build/bitstream");
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -24,6 +26,18 @@ fn main() -> ExitCode {
                     }
                 };
             }
+            "--core" => match args.next().as_deref() {
+                Some("all") => cores = BoardCore::ALL.to_vec(),
+                Some(c) if BoardCore::parse(c).is_some() => {
+                    cores = BoardCore::parse(c).into_iter().collect()
+                }
+                other => {
+                    eprintln!(
+                        "aqm-bitstream: --core: expected pie, dualpi2 or all, found {other:?}"
+                    );
+                    return ExitCode::FAILURE;
+                }
+            },
             "--rev" => match args.next().as_deref().and_then(BoardRev::parse) {
                 Some(r) => rev = r,
                 None => {
@@ -39,23 +53,30 @@ fn main() -> ExitCode {
                 }
             },
             other => {
-                eprintln!("aqm-bitstream: unknown argument {other:?}; usage: aqm-bitstream [--rev v1|v2] [--out DIR] | --docs");
+                eprintln!("aqm-bitstream: unknown argument {other:?}; usage: aqm-bitstream [--core pie|dualpi2|all] [--rev v1|v2] [--out DIR] | --docs");
                 return ExitCode::FAILURE;
             }
         }
     }
-    match build_pie(rev, &out) {
-        Ok(r) => {
-            println!(
-                "{}",
-                std::fs::read_to_string(r.dir.join("report.md")).unwrap_or_default()
-            );
-            println!("bitstream: {}", r.dir.join("top.bin").display());
-            ExitCode::SUCCESS
+    let mut failed = false;
+    for core in cores {
+        match build(core, rev, &out) {
+            Ok(r) => {
+                println!(
+                    "{}",
+                    std::fs::read_to_string(r.dir.join("report.md")).unwrap_or_default()
+                );
+                println!("bitstream: {}", r.dir.join("top.bin").display());
+            }
+            Err(e) => {
+                eprintln!("aqm-bitstream: {}: {e}", core.name());
+                failed = true;
+            }
         }
-        Err(e) => {
-            eprintln!("aqm-bitstream: {e}");
-            ExitCode::FAILURE
-        }
+    }
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }

@@ -274,6 +274,24 @@ board_top!(
     aqm_golden::pie::regs::CAPACITY as u64
 );
 
+board_top!(
+    BoardDualPi2,
+    PllClock,
+    aqm_hdl::dualpi2::DualPi2Core,
+    aqm_golden::dualpi2::consts::VERDICT_LATENCY,
+    aqm_golden::dualpi2::regs::DUALPI2_ID as u64,
+    aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY as u64
+);
+
+board_top!(
+    BoardDualPi2Sim,
+    DirectClock,
+    aqm_hdl::dualpi2::DualPi2Core,
+    aqm_golden::dualpi2::consts::VERDICT_LATENCY,
+    aqm_golden::dualpi2::regs::DUALPI2_ID as u64,
+    aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY as u64
+);
+
 /// The cores' clock on the board, from the PLL.
 pub const CORE_CLOCK_HZ: u64 = 40_000_000;
 /// ns per cycle at that clock: the cores' time step.
