@@ -13,10 +13,10 @@
 //! the core: from then on every arrival is refused, nothing departs, and [`Aqm::fault`] reports it, so
 //! that the simulator ends the run with the message.
 
-use crate::driver::{Beat, CoreDriver, VerdictBeat};
-use crate::HilError;
+use crate::{Beat, Driver, DriverError, VerdictBeat, Verilated};
+use aqm_golden::dualpi2::core::driver::EventDriver;
 use aqm_golden::{Admission, Aqm, Departure, DropReason, Dropped, MarkReason, Packet};
-use aqm_verilated::Model;
+use aqm_verilated::VerilatedCore;
 
 /// What a core's outputs mean, and how its registers are set: everything that differs between the PIE
 /// and DualPI2 cores.
@@ -25,7 +25,7 @@ pub trait CoreKind: Send + 'static {
     fn name(&self) -> String;
 
     /// Writes the parameters and the generator seed; the core is out of reset with `now` = 0.
-    fn configure(&mut self, core: &mut CoreDriver) -> Result<(), HilError>;
+    fn configure(&mut self, core: &mut Driver) -> Result<(), DriverError>;
 
     /// The simulator's admission for a verdict.
     fn admission(&mut self, v: &VerdictBeat) -> Result<Admission, String>;
@@ -36,7 +36,7 @@ pub trait CoreKind: Send + 'static {
         &mut self,
         beat: &Beat,
         arrived: &Packet,
-        core: &mut CoreDriver,
+        core: &mut Driver,
     ) -> Result<DropReason, String>;
 
     /// Whether the core marked `arrived` at dequeue, and why (called as [`CoreKind::drop_reason`] is).
@@ -44,7 +44,7 @@ pub trait CoreKind: Send + 'static {
         &mut self,
         beat: &Beat,
         arrived: &Packet,
-        core: &mut CoreDriver,
+        core: &mut Driver,
     ) -> Result<Option<MarkReason>, String>;
 }
 
@@ -54,7 +54,7 @@ const TAGS: usize = 1 << 16;
 /// A Verilated core behind the simulator's [`Aqm`] trait.
 pub struct HwAqm<K: CoreKind> {
     kind: K,
-    core: CoreDriver,
+    core: Driver,
     /// The packets inside the core, by tag.
     held: Vec<Option<Packet>>,
     next_tag: u16,
@@ -66,9 +66,9 @@ pub struct HwAqm<K: CoreKind> {
 }
 
 impl<K: CoreKind> HwAqm<K> {
-    /// Resets `model`, lets `kind` configure it and waits for it to be idle.
-    pub fn new(mut kind: K, model: Model) -> Result<HwAqm<K>, HilError> {
-        let mut core = CoreDriver::new(model)?;
+    /// Resets `core`, lets `kind` configure it and waits for it to be idle.
+    pub fn new(mut kind: K, core: VerilatedCore) -> Result<HwAqm<K>, DriverError> {
+        let mut core = EventDriver::new(Verilated::new(core));
         kind.configure(&mut core)?;
         core.run_until_idle("the configuration")?;
         Ok(HwAqm {
@@ -84,27 +84,27 @@ impl<K: CoreKind> HwAqm<K> {
     }
 
     /// The driver, to read the core's registers or trace it.
-    pub fn core(&mut self) -> &mut CoreDriver {
+    pub fn core(&mut self) -> &mut Driver {
         &mut self.core
     }
 
-    fn fail(&mut self, e: HilError) {
+    fn fail(&mut self, e: DriverError) {
         if self.fault.is_none() {
             self.fault = Some(format!("{}: {e}", self.kind.name()));
         }
     }
 
-    fn core_error(&self, what: String) -> HilError {
-        HilError::Core {
+    fn core_error(&self, what: String) -> DriverError {
+        DriverError::Core {
             at_ns: self.core.now(),
             cycle: self.core.cycles(),
             what,
         }
     }
 
-    fn try_enqueue(&mut self, now_ns: u64, pkt: Packet) -> Result<Admission, HilError> {
+    fn try_enqueue(&mut self, now_ns: u64, pkt: Packet) -> Result<Admission, DriverError> {
         let len = u16::try_from(pkt.len).map_err(|_| {
-            HilError::Config(format!(
+            DriverError::Config(format!(
                 "packet {} is {} bytes long; the core's length field takes at most 65535",
                 pkt.id, pkt.len
             ))
@@ -135,7 +135,7 @@ impl<K: CoreKind> HwAqm<K> {
         &mut self,
         now_ns: u64,
         drops: &mut Vec<Dropped>,
-    ) -> Result<Option<Departure>, HilError> {
+    ) -> Result<Option<Departure>, DriverError> {
         self.core.advance_to(now_ns)?;
         self.beats.clear();
         while let Some(beat) = self.core.next_beat(self.packets > 0)? {

@@ -7,13 +7,12 @@
 //! `SEED_LO`/`SEED_HI` with the golden qdisc's [`run_seed`], so both draw the same word for each packet.
 
 use crate::adapter::{CoreKind, HwAqm};
-use crate::driver::{Beat, CoreDriver, VerdictBeat};
-use crate::HilError;
+use crate::{Beat, Driver, DriverError, VerdictBeat};
 use aqm_golden::pie::qdisc::run_seed;
 use aqm_golden::pie::regs::{addr, find};
 use aqm_golden::pie::PieParams;
 use aqm_golden::{Admission, DropReason, MarkReason, Packet, QueueId};
-use aqm_verilated::Model;
+use aqm_verilated::VerilatedCore;
 
 /// The PIE core with a parameter set and the simulator's seed.
 #[derive(Clone, Copy, Debug)]
@@ -24,8 +23,8 @@ pub struct PieHw {
 
 impl PieHw {
     /// The Verilated PIE core, reset and configured with `params`, its generator seeded from `seed`.
-    pub fn aqm(params: PieParams, seed: u64) -> Result<HwAqm<PieHw>, HilError> {
-        HwAqm::new(PieHw { params, seed }, Model::pie_core())
+    pub fn aqm(params: PieParams, seed: u64) -> Result<HwAqm<PieHw>, DriverError> {
+        HwAqm::new(PieHw { params, seed }, VerilatedCore::pie())
     }
 
     /// The register writes that configure the core: (tc name, address, value).
@@ -54,16 +53,13 @@ impl CoreKind for PieHw {
         "pie (hw)".into()
     }
 
-    fn configure(&mut self, core: &mut CoreDriver) -> Result<(), HilError> {
+    fn configure(&mut self, core: &mut Driver) -> Result<(), DriverError> {
         for (param, a, value) in self.register_writes() {
             core.write_reg(a, value).map_err(|e| match (e, find(a)) {
-                (HilError::Rejected { .. }, Some(def)) => HilError::Param {
+                (DriverError::Rejected { .. }, Some(def)) => DriverError::Param {
                     param,
                     register: def.name,
                     value,
-                    accepts: def
-                        .range
-                        .map_or("no such value".into(), |(lo, hi)| format!("{lo}..={hi}")),
                 },
                 (e, _) => e,
             })?;
@@ -87,7 +83,7 @@ impl CoreKind for PieHw {
         &mut self,
         _beat: &Beat,
         _arrived: &Packet,
-        _core: &mut CoreDriver,
+        _core: &mut Driver,
     ) -> Result<DropReason, String> {
         Err("PIE drops at enqueue only, the core dropped it at dequeue".into())
     }
@@ -96,7 +92,7 @@ impl CoreKind for PieHw {
         &mut self,
         _beat: &Beat,
         _arrived: &Packet,
-        _core: &mut CoreDriver,
+        _core: &mut Driver,
     ) -> Result<Option<MarkReason>, String> {
         Ok(None)
     }

@@ -5,7 +5,7 @@
 use aqm_golden::pie::regs::addr;
 use aqm_golden::pie::{PieParams, PieQdisc};
 use aqm_golden::{Admission, Aqm, DropReason, Ecn, Packet};
-use aqm_hil::{HilError, PieHw};
+use aqm_hil::{DriverError, PieHw};
 
 const MS: u64 = 1_000_000;
 
@@ -189,19 +189,14 @@ fn parameters_the_register_file_refuses_are_errors_that_name_them() {
         limit: 5000,
         ..PieParams::default()
     });
-    assert!(
-        matches!(
-            e,
-            HilError::Param {
-                param: "limit",
-                register: "LIMIT",
-                value: 5000,
-                ..
-            }
-        ),
-        "{e}"
+    assert_eq!(
+        e,
+        DriverError::Param {
+            param: "limit",
+            register: "LIMIT",
+            value: 5000
+        }
     );
-    assert!(e.to_string().contains("1..=1024"), "{e}");
     let e = err(PieParams {
         target_us: 0,
         ..PieParams::default()

@@ -550,16 +550,22 @@ fn pie_hw(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, Registry
     aqm_hil::PieHw::aqm(params, ctx.seed)
         .map(|q| Box::new(q) as Box<dyn Aqm>)
         .map_err(|e| match e {
-            aqm_hil::HilError::Param {
+            aqm_hil::DriverError::Param {
                 param,
                 value,
                 register,
-                accepts,
-            } => p.bad_value(
-                param,
-                &value.to_string(),
-                format!("the core's {register} register accepts {accepts}"),
-            ),
+            } => {
+                let accepts = aqm_golden::pie::regs::by_name(register)
+                    .and_then(|d| d.range)
+                    .map_or(String::new(), |(lo, hi)| {
+                        format!(" (it accepts {lo}..={hi})")
+                    });
+                p.bad_value(
+                    param,
+                    &value.to_string(),
+                    format!("the core's {register} register refused it{accepts}"),
+                )
+            }
             other => RegistryError::Failed {
                 name: p.aqm().to_string(),
                 why: other.to_string(),

@@ -177,16 +177,6 @@ impl Model {
     pub fn dualpi2_core() -> Model {
         Model::new(&DUALPI2_CORE)
     }
-
-    /// The design's name (`pie_core`).
-    pub fn design_name(&self) -> &'static str {
-        self.design.name
-    }
-
-    /// The design's ports: (name, width in bits, output).
-    pub fn ports(&self) -> &'static [(&'static str, u32, bool)] {
-        self.design.ports
-    }
 }
 
 fn ids<const N: usize>(m: &Model, names: [&str; N]) -> [PortId; N] {
@@ -307,6 +297,55 @@ impl VerilatedCore {
         };
         self.m.rising_edge();
         o
+    }
+
+    /// The outputs of a cycle with these inputs, without its rising edge (the design is left settled:
+    /// [`VerilatedCore::edge`] then ends the cycle).
+    pub fn peek(&mut self, i: &CoreInputs) -> CoreOutputs {
+        let v = [
+            i.rst as u64,
+            i.now,
+            i.in_valid as u64,
+            i.in_len as u64,
+            i.in_ecn as u64 & 3,
+            i.in_tag as u64,
+            i.out_ready as u64,
+            i.reg_addr as u64,
+            i.reg_wdata as u64,
+            i.reg_we as u64,
+            i.reg_re as u64,
+        ];
+        for (p, v) in self.inputs.iter().zip(v) {
+            self.m.set(*p, v);
+        }
+        self.m.settle();
+        let g = |k: usize| self.m.get(self.outputs[k]);
+        CoreOutputs {
+            in_ready: g(0) != 0,
+            verdict_valid: g(1) != 0,
+            verdict_tag: g(2) as u16,
+            verdict_code: g(3) as u8,
+            verdict_queue: g(4) != 0,
+            out_valid: g(5) != 0,
+            out_len: g(6) as u16,
+            out_ecn: g(7) as u8,
+            out_tag: g(8) as u16,
+            out_sojourn: g(9),
+            out_queue: g(10) != 0,
+            out_drop: g(11) != 0,
+            reg_rdata: g(12) as u32,
+            reg_rvalid: g(13) != 0,
+            reg_err: g(14) != 0,
+            idle: g(15) != 0,
+            next_update: g(16),
+            link_free: g(17),
+            link_busy: g(18) != 0,
+        }
+    }
+
+    /// The rising edge that ends the cycle [`VerilatedCore::peek`] settled.
+    pub fn edge(&mut self) {
+        self.m.rising_edge();
     }
 }
 
