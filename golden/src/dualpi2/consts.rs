@@ -24,9 +24,9 @@ pub const HW_QUEUE_CAPACITY: u32 = 512;
 /// Cycles from accepting a descriptor to its verdict.
 pub const VERDICT_LATENCY: u64 = 2;
 /// Cycles from the controller's firing cycle to the cycle its results are visible.
-pub const UPDATE_CYCLES: u64 = 40;
+pub const UPDATE_CYCLES: u64 = 180;
 /// Cycles from the start of a recomputation (PROB write, K change) to the cycle its results are visible.
-pub const RECOMPUTE_CYCLES: u64 = 10;
+pub const RECOMPUTE_CYCLES: u64 = 42;
 /// Cycles from a parameter write (`reg_we`) to the cycle the new value and what derives from it are in
 /// effect.
 pub const PARAM_CYCLES: u64 = 40;

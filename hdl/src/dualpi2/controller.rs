@@ -1,22 +1,25 @@
-//! DualPI2's PI2 controller (spec/dualpi2.md, "Controller"; timing in hdl/DUALPI2-CORE.md).
+//! DualPI2's PI2 controller (spec/dualpi2.md, "Controller"; timing in hdl/DUALPI2-CORE.md), bit-serial.
 //!
 //! It fires when `now` reaches `next_update` (a tupdate after reset, then every tupdate: `next_update`
-//! advances by tupdate at each firing, so the updates keep their schedule), snapshots the two queue heads
-//! at the scheduled time, and computes over the following cycles, one short step per cycle:
+//! advances by tupdate at each firing, so the updates keep their schedule), takes the ages of the two
+//! queue heads at the scheduled time, and computes the update one bit per clock, least significant bit
+//! first, so that its arithmetic is a handful of full adders instead of 64-bit adders and multiplexers
+//! (the HX8K has room for the board only so):
 //!
 //! ```text
-//! fire      ages of the two heads at `at = next_update` (0 for an empty queue)
-//! step 0    qdelay = the larger age
-//! step 1    d1 = qdelay - target, d2 = qdelay - last_qdelay (41-bit signed)
-//! step 2    d12 = d1 + d2
-//! 3-23      delta = alpha_i x d1 + beta_i x d2: Horner over the 21 gain bits, most significant first,
-//!           acc = 2 acc + {0, d1, d2, d12}[alpha_i bit, beta_i bit]
-//! 24        delta + 63 if negative (so that the shift below truncates toward zero)
-//! 25        p' + delta / 64
-//! 26        saturate to [0, 2^32 - 1]
-//! 27        without drop_overload: at most MAX / k
-//! 28-35     kp = k x p', shift-add over the 8 bits of k
-//! 38        commit p', kp, the overload flag (kp > MAX), last_qdelay, UPDATES + 1
+//! fire        ages of the two heads at `at = next_update` (0 for an empty queue)
+//! 0           qdelay = the larger age; alpha_i + beta_i
+//! 1-64        d1 = qdelay - target and d2 = qdelay - last_qdelay, serially, straight into a
+//!             serial x parallel multiplier: delta = alpha_i d1 + beta_i d2 (mod 2^64, exact), whose
+//!             bits go into a 64-bit shift register
+//! 65          the sign of delta
+//! 66-135      t = delta + 63 if negative, and s = p' + t >> 6 (arithmetic), six bits behind t:
+//!             delta / 64 truncated toward zero, added to p'; the low 32 bits of s, whether any of bits
+//!             32-62 is set, and its sign
+//! 136         saturate to [0, 2^32 - 1]
+//! 137         without drop_overload: at most MAX / k
+//! 138-177     kp = k x p', serially (40 bits)
+//! 178         commit p', kp, the overload flag (kp > MAX), last_qdelay, UPDATES + 1
 //! ```
 //! A PROB write or a new K runs the kp steps alone (a *recompute*). The commit cycles are fixed:
 //! `UPDATE_CYCLES` after the firing cycle and `RECOMPUTE_CYCLES` after a recompute's start.
@@ -29,6 +32,9 @@ use rust_hdl::prelude::*;
 /// The step counter's value in the commit cycle of an update and of a recompute.
 const UPDATE_COMMIT: u64 = UPDATE_CYCLES - 2;
 const RECOMPUTE_COMMIT: u64 = RECOMPUTE_CYCLES - 2;
+/// The step that starts the kp pass of an update.
+const KP_START: u64 = 137;
+const _: () = assert!(UPDATE_COMMIT >= KP_START + 41 && RECOMPUTE_COMMIT >= 40);
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum Pi2State {
@@ -76,7 +82,7 @@ pub struct DualPi2Controller {
     pub pending: Signal<Out, Bit>,
 
     state: DFF<Pi2State>,
-    n: DFF<Bits<6>>,
+    n: DFF<Bits<8>>,
     fire_r: DFF<Bit>,
     dirty: DFF<Bit>,
     next_r: DFF<Bits<40>>,
@@ -91,26 +97,60 @@ pub struct DualPi2Controller {
     tgt: DFF<Bits<30>>,
     ga: DFF<Bits<21>>,
     gb: DFF<Bits<21>>,
+    gs: DFF<Bits<22>>,
     dol: DFF<Bit>,
     kl: DFF<Bits<8>>,
     capl: DFF<Bits<32>>,
-    d1: DFF<Bits<64>>,
-    d2: DFF<Bits<64>>,
-    d12: DFF<Bits<64>>,
-    acc: DFF<Bits<64>>,
+    // The serial datapath.
+    br1: DFF<Bit>,
+    br2: DFF<Bit>,
+    mp: DFF<Bits<23>>,
+    dl: DFF<Bits<64>>,
+    neg: DFF<Bit>,
+    ct: DFF<Bit>,
+    cs: DFF<Bit>,
+    t63: DFF<Bit>,
+    hi_any: DFF<Bit>,
+    sgn: DFF<Bit>,
+    sp: DFF<Bits<32>>,
     pn: DFF<Bits<32>>,
+    kon: DFF<Bit>,
+    ki: DFF<Bits<6>>,
+    kpp: DFF<Bits<9>>,
     kacc: DFF<Bits<40>>,
-    kcnt: DFF<Bits<4>>,
     due: Signal<Local, Bits<40>>,
     raw_l: Signal<Local, Bits<40>>,
     raw_c: Signal<Local, Bits<40>>,
-    sel: Signal<Local, Bits<64>>,
+    nm1: Signal<Local, Bits<8>>,
+    nm66: Signal<Local, Bits<8>>,
+    i6: Signal<Local, Bits<6>>,
+    i2b: Signal<Local, Bits<6>>,
+    k7: Signal<Local, Bits<7>>,
+    i2: Signal<Local, Bits<7>>,
+    qb: Signal<Local, Bit>,
+    tb: Signal<Local, Bit>,
+    lb: Signal<Local, Bit>,
+    d1b: Signal<Local, Bit>,
+    d2b: Signal<Local, Bit>,
+    addend: Signal<Local, Bits<23>>,
+    msum: Signal<Local, Bits<23>>,
+    db: Signal<Local, Bit>,
+    mb: Signal<Local, Bit>,
+    tbit: Signal<Local, Bit>,
+    u: Signal<Local, Bit>,
+    pb: Signal<Local, Bit>,
+    sb: Signal<Local, Bit>,
+    kpb: Signal<Local, Bit>,
+    ksum: Signal<Local, Bits<9>>,
     qd64: Signal<Local, Bits<64>>,
-    sx: Signal<Local, Bits<64>>,
-    sign6: K<64, 0xFC00_0000_0000_0000>,
+    tgt64: Signal<Local, Bits<64>>,
+    last64: Signal<Local, Bits<64>>,
+    prob64: Signal<Local, Bits<64>>,
+    pn64: Signal<Local, Bits<64>>,
     first_update: K<40, { H.tupdate_us as u64 * 1000 }>,
-    c_update_commit: K<6, UPDATE_COMMIT>,
-    c_recompute_commit: K<6, RECOMPUTE_COMMIT>,
+    c_update_commit: K<8, UPDATE_COMMIT>,
+    c_recompute_commit: K<8, RECOMPUTE_COMMIT>,
+    c_kp_start: K<8, KP_START>,
 }
 
 impl Logic for DualPi2Controller {
@@ -118,7 +158,8 @@ impl Logic for DualPi2Controller {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, n, fire_r, dirty, next_r, prob_r, kp_r, ovl_r, last_r, updates_r,
-            age_l, age_c, qd, tgt, ga, gb, dol, kl, capl, d1, d2, d12, acc, pn, kacc, kcnt
+            age_l, age_c, qd, tgt, ga, gb, gs, dol, kl, capl, br1, br2, mp, dl, neg, ct, cs, t63,
+            hi_any, sgn, sp, pn, kon, ki, kpp, kacc
         );
         self.due.next = self.now40.val() - self.next_r.q.val();
         self.fire_r.d.next = !self.due.val().get_bit(39);
@@ -128,17 +169,58 @@ impl Logic for DualPi2Controller {
         self.raw_l.next = self.next_r.q.val() - self.ts_l.val();
         self.raw_c.next = self.next_r.q.val() - self.ts_c.val();
         self.qd64.next = bit_cast::<64, 40>(self.qd.q.val());
-        self.sel.next = 0.into();
-        self.sx.next = 0.into();
+        self.tgt64.next = bit_cast::<64, 30>(self.tgt.q.val());
+        self.last64.next = bit_cast::<64, 40>(self.last_r.q.val());
+        self.prob64.next = bit_cast::<64, 32>(self.prob_r.q.val());
+        self.pn64.next = bit_cast::<64, 32>(self.pn.q.val());
 
-        // kp = 2 kp + (k bit ? p : 0), while kcnt runs.
-        if self.kcnt.q.val().any() {
-            self.kcnt.d.next = self.kcnt.q.val() - 1;
-            self.kl.d.next = self.kl.q.val() << 1;
-            if self.kl.q.val().get_bit(7) {
-                self.kacc.d.next = (self.kacc.q.val() << 1) + bit_cast::<40, 32>(self.pn.q.val());
-            } else {
-                self.kacc.d.next = self.kacc.q.val() << 1;
+        // Pass 1, step n = i + 1: bit i of d1 and d2 (serial subtractions), into the multiplier.
+        // (Slices of expressions are not Verilog: the differences go through signals first.)
+        self.nm1.next = self.n.q.val() - 1;
+        self.i6.next = self.nm1.val().get_bits::<6>(0);
+        self.qb.next = self.qd64.val().get_bit(self.i6.val().index());
+        self.tb.next = self.tgt64.val().get_bit(self.i6.val().index());
+        self.lb.next = self.last64.val().get_bit(self.i6.val().index());
+        self.d1b.next = self.qb.val() ^ self.tb.val() ^ self.br1.q.val();
+        self.d2b.next = self.qb.val() ^ self.lb.val() ^ self.br2.q.val();
+        self.addend.next = 0.into();
+        if self.d1b.val() & self.d2b.val() {
+            self.addend.next = bit_cast::<23, 22>(self.gs.q.val());
+        } else if self.d1b.val() {
+            self.addend.next = bit_cast::<23, 21>(self.ga.q.val());
+        } else if self.d2b.val() {
+            self.addend.next = bit_cast::<23, 21>(self.gb.q.val());
+        }
+        self.msum.next = self.mp.q.val() + self.addend.val();
+
+        // Pass 2, step n = k + 66: bit k of t = delta + 63 (if negative), bit k - 6 of s = p' + t >> 6.
+        self.nm66.next = self.n.q.val() - 66;
+        self.k7.next = self.nm66.val().get_bits::<7>(0);
+        self.i2.next = self.k7.val() - 6;
+        self.i2b.next = self.i2.val().get_bits::<6>(0);
+        self.db.next = self.dl.q.val().get_bit(0);
+        self.mb.next = self.neg.q.val() & (self.k7.val() < 6);
+        self.tbit.next = self.db.val() ^ self.mb.val() ^ self.ct.q.val();
+        self.u.next = self.tbit.val();
+        if self.k7.val() >= 64 {
+            self.u.next = self.t63.q.val();
+        }
+        self.pb.next = self.prob64.val().get_bit(self.i2b.val().index());
+        self.sb.next = self.pb.val() ^ self.u.val() ^ self.cs.q.val();
+
+        // The kp pass: bit ki of k x pn.
+        self.kpb.next = self.pn64.val().get_bit(self.ki.q.val().index());
+        self.ksum.next = self.kpp.q.val();
+        if self.kpb.val() {
+            self.ksum.next = self.kpp.q.val() + bit_cast::<9, 8>(self.kl.q.val());
+        }
+        if self.kon.q.val() {
+            self.kacc.d.next = (self.kacc.q.val() >> 1)
+                | (bit_cast::<40, 1>(self.ksum.val().get_bit(0).into()) << 39);
+            self.kpp.d.next = self.ksum.val() >> 1;
+            self.ki.d.next = self.ki.q.val() + 1;
+            if self.ki.q.val() == 39 {
+                self.kon.d.next = false;
             }
         }
 
@@ -147,15 +229,16 @@ impl Logic for DualPi2Controller {
                 self.n.d.next = 0.into();
                 self.kl.d.next = self.k.val();
                 self.capl.d.next = self.cap.val();
-                self.kacc.d.next = 0.into();
+                self.ki.d.next = 0.into();
+                self.kpp.d.next = 0.into();
                 if self.prob_we.val() {
                     self.state.d.next = Pi2State::Recompute;
                     self.pn.d.next = self.prob_wdata.val();
-                    self.kcnt.d.next = 8.into();
+                    self.kon.d.next = true;
                 } else if self.dirty.q.val() {
                     self.state.d.next = Pi2State::Recompute;
                     self.pn.d.next = self.prob_r.q.val();
-                    self.kcnt.d.next = 8.into();
+                    self.kon.d.next = true;
                     self.dirty.d.next = self.k_commit.val();
                 } else if self.fire_r.q.val() {
                     self.state.d.next = Pi2State::Update;
@@ -173,7 +256,6 @@ impl Logic for DualPi2Controller {
                     self.ga.d.next = self.alpha_i.val();
                     self.gb.d.next = self.beta_i.val();
                     self.dol.d.next = self.drop_overload.val();
-                    self.acc.d.next = 0.into();
                 }
             }
             Pi2State::Update => {
@@ -183,52 +265,65 @@ impl Logic for DualPi2Controller {
                     if self.age_c.q.val() > self.age_l.q.val() {
                         self.qd.d.next = self.age_c.q.val();
                     }
+                    self.gs.d.next =
+                        bit_cast::<22, 21>(self.ga.q.val()) + bit_cast::<22, 21>(self.gb.q.val());
+                    self.mp.d.next = 0.into();
+                    self.br1.d.next = false;
+                    self.br2.d.next = false;
                 }
-                if self.n.q.val() == 1 {
-                    self.d1.d.next = self.qd64.val() - bit_cast::<64, 30>(self.tgt.q.val());
-                    self.d2.d.next = self.qd64.val() - bit_cast::<64, 40>(self.last_r.q.val());
+                if (self.n.q.val() >= 1) & (self.n.q.val() <= 64) {
+                    self.br1.d.next = (!self.qb.val() & self.tb.val())
+                        | (!(self.qb.val() ^ self.tb.val()) & self.br1.q.val());
+                    self.br2.d.next = (!self.qb.val() & self.lb.val())
+                        | (!(self.qb.val() ^ self.lb.val()) & self.br2.q.val());
+                    self.mp.d.next = self.msum.val() >> 1;
+                    self.dl.d.next = (self.dl.q.val() >> 1)
+                        | (bit_cast::<64, 1>(self.msum.val().get_bit(0).into()) << 63);
                 }
-                if self.n.q.val() == 2 {
-                    self.d12.d.next = self.d1.q.val() + self.d2.q.val();
+                if self.n.q.val() == 65 {
+                    self.neg.d.next = self.dl.q.val().get_bit(63);
+                    self.ct.d.next = false;
+                    self.cs.d.next = false;
+                    self.hi_any.d.next = false;
                 }
-                if (self.n.q.val() >= 3) & (self.n.q.val() < 24) {
-                    if self.ga.q.val().get_bit(20) & self.gb.q.val().get_bit(20) {
-                        self.sel.next = self.d12.q.val();
-                    } else if self.ga.q.val().get_bit(20) {
-                        self.sel.next = self.d1.q.val();
-                    } else if self.gb.q.val().get_bit(20) {
-                        self.sel.next = self.d2.q.val();
+                if (self.n.q.val() >= 66) & (self.n.q.val() <= 135) {
+                    if self.k7.val() < 64 {
+                        self.dl.d.next = self.dl.q.val() >> 1;
+                        self.ct.d.next = (self.db.val() & self.mb.val())
+                            | ((self.db.val() ^ self.mb.val()) & self.ct.q.val());
                     }
-                    self.acc.d.next = (self.acc.q.val() << 1) + self.sel.val();
-                    self.ga.d.next = self.ga.q.val() << 1;
-                    self.gb.d.next = self.gb.q.val() << 1;
-                }
-                if (self.n.q.val() == 24) & self.acc.q.val().get_bit(63) {
-                    self.acc.d.next = self.acc.q.val() + 63;
-                }
-                if self.n.q.val() == 25 {
-                    // p' + delta / 64 with an arithmetic shift (acc is 64-bit two's complement).
-                    self.sx.next = self.acc.q.val() >> 6;
-                    if self.acc.q.val().get_bit(63) {
-                        self.sx.next = (self.acc.q.val() >> 6) | self.sign6.val();
+                    if self.k7.val() == 63 {
+                        self.t63.d.next = self.tbit.val();
                     }
-                    self.acc.d.next = bit_cast::<64, 32>(self.prob_r.q.val()) + self.sx.val();
+                    if self.k7.val() >= 6 {
+                        self.cs.d.next = (self.pb.val() & self.u.val())
+                            | ((self.pb.val() ^ self.u.val()) & self.cs.q.val());
+                        if self.i2.val() < 32 {
+                            self.sp.d.next = (self.sp.q.val() >> 1)
+                                | (bit_cast::<32, 1>(self.sb.val().into()) << 31);
+                        } else if self.i2.val() < 63 {
+                            self.hi_any.d.next = self.hi_any.q.val() | self.sb.val();
+                        } else {
+                            self.sgn.d.next = self.sb.val();
+                        }
+                    }
                 }
-                if self.n.q.val() == 26 {
-                    self.pn.d.next = self.acc.q.val().get_bits::<32>(0);
-                    if self.acc.q.val().get_bits::<32>(32).any() {
+                if self.n.q.val() == 136 {
+                    self.pn.d.next = self.sp.q.val();
+                    if self.hi_any.q.val() {
                         self.pn.d.next = 0xFFFF_FFFF_u64.into();
                     }
-                    if self.acc.q.val().get_bit(63) {
+                    if self.sgn.q.val() {
                         self.pn.d.next = 0.into();
                     }
                 }
-                if self.n.q.val() == 27 {
+                if self.n.q.val() == self.c_kp_start.val() {
                     if !self.dol.q.val() & (self.pn.q.val() > self.capl.q.val()) {
                         self.pn.d.next = self.capl.q.val();
                     }
-                    self.kacc.d.next = 0.into();
-                    self.kcnt.d.next = 8.into();
+                    self.kon.d.next = true;
+                    self.ki.d.next = 0.into();
+                    self.kpp.d.next = 0.into();
                 }
                 if self.n.q.val() == self.c_update_commit.val() {
                     self.state.d.next = Pi2State::Idle;
@@ -279,7 +374,7 @@ impl Logic for DualPi2Controller {
             self.ovl_r.d.next = false;
             self.last_r.d.next = 0.into();
             self.updates_r.d.next = 0.into();
-            self.kcnt.d.next = 0.into();
+            self.kon.d.next = false;
         }
     }
 }
