@@ -7,15 +7,15 @@
 //! (the HX8K has room for the board only so):
 //!
 //! ```text
-//! fire        ages of the two heads at `at = next_update` (0 for an empty queue)
-//! 0           qdelay = the larger age; alpha_i + beta_i
+//! fire        qdelay = the larger age of the two heads at `at = next_update` (0 for an empty queue)
+//! 0           alpha_i + beta_i
 //! 1-64        d1 = qdelay - target and d2 = qdelay - last_qdelay, serially, straight into a
-//!             serial x parallel multiplier: delta = alpha_i d1 + beta_i d2 (mod 2^64, exact), whose
-//!             bits go into a 64-bit shift register
-//! 65          the sign of delta
-//! 66-135      t = delta + 63 if negative, and s = p' + t >> 6 (arithmetic), six bits behind t:
-//!             delta / 64 truncated toward zero, added to p'; the low 32 bits of s, whether any of bits
-//!             32-62 is set, and its sign
+//!             serial x parallel multiplier: delta = alpha_i d1 + beta_i d2 (mod 2^64, exact); only its
+//!             sign is kept
+//! 65          the sign of delta; the multiplier restarts
+//! 66-135      delta again, bit k at step 66 + k, and at once t = delta + 63 if negative and
+//!             s = p' + t >> 6 (arithmetic), six bits behind t: delta / 64 truncated toward zero, added
+//!             to p'; the low 32 bits of s, whether any of bits 32-62 is set, and its sign
 //! 136         saturate to [0, 2^32 - 1]
 //! 137         without drop_overload: at most MAX / k
 //! 138-177     kp = k x p', serially (40 bits)
@@ -91,8 +91,6 @@ pub struct DualPi2Controller {
     ovl_r: DFF<Bit>,
     last_r: DFF<Bits<40>>,
     updates_r: DFF<Bits<32>>,
-    age_l: DFF<Bits<40>>,
-    age_c: DFF<Bits<40>>,
     qd: DFF<Bits<40>>,
     tgt: DFF<Bits<30>>,
     ga: DFF<Bits<21>>,
@@ -105,14 +103,13 @@ pub struct DualPi2Controller {
     br1: DFF<Bit>,
     br2: DFF<Bit>,
     mp: DFF<Bits<23>>,
-    dl: DFF<Bits<64>>,
+    d63: DFF<Bit>,
     neg: DFF<Bit>,
     ct: DFF<Bit>,
     cs: DFF<Bit>,
     t63: DFF<Bit>,
     hi_any: DFF<Bit>,
     sgn: DFF<Bit>,
-    sp: DFF<Bits<32>>,
     pn: DFF<Bits<32>>,
     kon: DFF<Bit>,
     ki: DFF<Bits<6>>,
@@ -121,6 +118,9 @@ pub struct DualPi2Controller {
     due: Signal<Local, Bits<40>>,
     raw_l: Signal<Local, Bits<40>>,
     raw_c: Signal<Local, Bits<40>>,
+    age_l: Signal<Local, Bits<40>>,
+    age_c: Signal<Local, Bits<40>>,
+    bi: Signal<Local, Bits<8>>,
     nm1: Signal<Local, Bits<8>>,
     nm66: Signal<Local, Bits<8>>,
     i6: Signal<Local, Bits<6>>,
@@ -158,8 +158,8 @@ impl Logic for DualPi2Controller {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, n, fire_r, dirty, next_r, prob_r, kp_r, ovl_r, last_r, updates_r,
-            age_l, age_c, qd, tgt, ga, gb, gs, dol, kl, capl, br1, br2, mp, dl, neg, ct, cs, t63,
-            hi_any, sgn, sp, pn, kon, ki, kpp, kacc
+            qd, tgt, ga, gb, gs, dol, kl, capl, br1, br2, mp, d63, neg, ct, cs, t63, hi_any, sgn,
+            pn, kon, ki, kpp, kacc
         );
         self.due.next = self.now40.val() - self.next_r.q.val();
         self.fire_r.d.next = !self.due.val().get_bit(39);
@@ -174,10 +174,24 @@ impl Logic for DualPi2Controller {
         self.prob64.next = bit_cast::<64, 32>(self.prob_r.q.val());
         self.pn64.next = bit_cast::<64, 32>(self.pn.q.val());
 
-        // Pass 1, step n = i + 1: bit i of d1 and d2 (serial subtractions), into the multiplier.
+        self.age_l.next = 0.into();
+        if self.hv_l.val() & !self.raw_l.val().get_bit(39) {
+            self.age_l.next = self.raw_l.val();
+        }
+        self.age_c.next = 0.into();
+        if self.hv_c.val() & !self.raw_c.val().get_bit(39) {
+            self.age_c.next = self.raw_c.val();
+        }
+
+        // The multiplier's bit i: i = n - 1 in the sign pass (steps 1-64), n - 66 in the second.
         // (Slices of expressions are not Verilog: the differences go through signals first.)
         self.nm1.next = self.n.q.val() - 1;
-        self.i6.next = self.nm1.val().get_bits::<6>(0);
+        self.nm66.next = self.n.q.val() - 66;
+        self.bi.next = self.nm1.val();
+        if self.n.q.val() >= 66 {
+            self.bi.next = self.nm66.val();
+        }
+        self.i6.next = self.bi.val().get_bits::<6>(0);
         self.qb.next = self.qd64.val().get_bit(self.i6.val().index());
         self.tb.next = self.tgt64.val().get_bit(self.i6.val().index());
         self.lb.next = self.last64.val().get_bit(self.i6.val().index());
@@ -194,11 +208,10 @@ impl Logic for DualPi2Controller {
         self.msum.next = self.mp.q.val() + self.addend.val();
 
         // Pass 2, step n = k + 66: bit k of t = delta + 63 (if negative), bit k - 6 of s = p' + t >> 6.
-        self.nm66.next = self.n.q.val() - 66;
         self.k7.next = self.nm66.val().get_bits::<7>(0);
         self.i2.next = self.k7.val() - 6;
         self.i2b.next = self.i2.val().get_bits::<6>(0);
-        self.db.next = self.dl.q.val().get_bit(0);
+        self.db.next = self.msum.val().get_bit(0);
         self.mb.next = self.neg.q.val() & (self.k7.val() < 6);
         self.tbit.next = self.db.val() ^ self.mb.val() ^ self.ct.q.val();
         self.u.next = self.tbit.val();
@@ -244,13 +257,9 @@ impl Logic for DualPi2Controller {
                     self.state.d.next = Pi2State::Update;
                     self.next_r.d.next =
                         self.next_r.q.val() + bit_cast::<40, 30>(self.tupdate_ns.val());
-                    self.age_l.d.next = 0.into();
-                    if self.hv_l.val() & !self.raw_l.val().get_bit(39) {
-                        self.age_l.d.next = self.raw_l.val();
-                    }
-                    self.age_c.d.next = 0.into();
-                    if self.hv_c.val() & !self.raw_c.val().get_bit(39) {
-                        self.age_c.d.next = self.raw_c.val();
+                    self.qd.d.next = self.age_l.val();
+                    if self.age_c.val() > self.age_l.val() {
+                        self.qd.d.next = self.age_c.val();
                     }
                     self.tgt.d.next = self.target_ns.val();
                     self.ga.d.next = self.alpha_i.val();
@@ -260,35 +269,31 @@ impl Logic for DualPi2Controller {
             }
             Pi2State::Update => {
                 self.n.d.next = self.n.q.val() + 1;
-                if self.n.q.val() == 0 {
-                    self.qd.d.next = self.age_l.q.val();
-                    if self.age_c.q.val() > self.age_l.q.val() {
-                        self.qd.d.next = self.age_c.q.val();
-                    }
+                if (self.n.q.val() == 0) | (self.n.q.val() == 65) {
                     self.gs.d.next =
                         bit_cast::<22, 21>(self.ga.q.val()) + bit_cast::<22, 21>(self.gb.q.val());
                     self.mp.d.next = 0.into();
                     self.br1.d.next = false;
                     self.br2.d.next = false;
                 }
-                if (self.n.q.val() >= 1) & (self.n.q.val() <= 64) {
+                if ((self.n.q.val() >= 1) & (self.n.q.val() <= 64))
+                    | ((self.n.q.val() >= 66) & (self.n.q.val() < 130))
+                {
                     self.br1.d.next = (!self.qb.val() & self.tb.val())
                         | (!(self.qb.val() ^ self.tb.val()) & self.br1.q.val());
                     self.br2.d.next = (!self.qb.val() & self.lb.val())
                         | (!(self.qb.val() ^ self.lb.val()) & self.br2.q.val());
                     self.mp.d.next = self.msum.val() >> 1;
-                    self.dl.d.next = (self.dl.q.val() >> 1)
-                        | (bit_cast::<64, 1>(self.msum.val().get_bit(0).into()) << 63);
+                    self.d63.d.next = self.msum.val().get_bit(0);
                 }
                 if self.n.q.val() == 65 {
-                    self.neg.d.next = self.dl.q.val().get_bit(63);
+                    self.neg.d.next = self.d63.q.val();
                     self.ct.d.next = false;
                     self.cs.d.next = false;
                     self.hi_any.d.next = false;
                 }
                 if (self.n.q.val() >= 66) & (self.n.q.val() <= 135) {
                     if self.k7.val() < 64 {
-                        self.dl.d.next = self.dl.q.val() >> 1;
                         self.ct.d.next = (self.db.val() & self.mb.val())
                             | ((self.db.val() ^ self.mb.val()) & self.ct.q.val());
                     }
@@ -299,7 +304,7 @@ impl Logic for DualPi2Controller {
                         self.cs.d.next = (self.pb.val() & self.u.val())
                             | ((self.pb.val() ^ self.u.val()) & self.cs.q.val());
                         if self.i2.val() < 32 {
-                            self.sp.d.next = (self.sp.q.val() >> 1)
+                            self.pn.d.next = (self.pn.q.val() >> 1)
                                 | (bit_cast::<32, 1>(self.sb.val().into()) << 31);
                         } else if self.i2.val() < 63 {
                             self.hi_any.d.next = self.hi_any.q.val() | self.sb.val();
@@ -309,7 +314,6 @@ impl Logic for DualPi2Controller {
                     }
                 }
                 if self.n.q.val() == 136 {
-                    self.pn.d.next = self.sp.q.val();
                     if self.hi_any.q.val() {
                         self.pn.d.next = 0xFFFF_FFFF_u64.into();
                     }

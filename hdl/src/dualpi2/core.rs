@@ -139,7 +139,7 @@ impl Logic for DualPi2Core {
         self.egress.head_c.next = self.queue_c.head_data.val();
         self.egress.bytes_l.next = self.ingress.bytes_l.val();
         self.egress.bytes_c.next = self.ingress.bytes_c.val();
-        self.egress.rnd.next = self.prng.word.val();
+        self.egress.rnd_state.next = self.prng.state.val();
         self.egress.prob.next = self.ctrl.prob.val();
         self.egress.kp.next = self.ctrl.kp.val();
         self.egress.overload.next = self.ctrl.overload.val();
@@ -276,5 +276,8 @@ mod area {
         w("ingress", DualPi2Ingress::default());
         w("params", DualPi2Params::default());
         w("regs", DualPi2Regs::default());
+        w("link", crate::link::LinkModel::default());
+        w("prng", Prng::default());
+        w("pie_ctrl", crate::pie::controller::PieController::default());
     }
 }

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! Idle    out_ready (a dequeue request), the link free, a packet at a head: pick the queue by credit,
-//!         pop it, take a random word, latch the departure time (kept through a chain of drops)
+//!         pop it, step the random generator, latch the departure time (kept through a chain of drops)
 //! Decide  sojourn, the 2*MTU gate, the three rolls (first <= p', second <= p', first <= k p'), the
 //!         step threshold -> drop, mark or pass; the egress register; counters; w x len for the credit
 //! Out     out_valid until out_ready. A drop goes back to Idle to pick again at the same departure
@@ -40,9 +40,10 @@ pub struct DualPi2Egress {
     pub pop_len: Signal<Out, Bits<16>>,
     pub bytes_l: Signal<In, Bits<22>>,
     pub bytes_c: Signal<In, Bits<22>>,
-    // The random generator.
-    pub rnd: Signal<In, Bits<64>>,
+    // The random generator: a pick takes its next word, which is then its state while the packet is
+    // decided.
     pub rnd_take: Signal<Out, Bit>,
+    pub rnd_state: Signal<In, Bits<64>>,
     // The controller.
     pub prob: Signal<In, Bits<32>>,
     pub kp: Signal<In, Bits<40>>,
@@ -92,11 +93,7 @@ pub struct DualPi2Egress {
     d_both: DFF<Bit>,
     d_dep: DFF<Bits<40>>,
     d_frac: DFF<Bits<8>>,
-    d_rnd: DFF<Bits<64>>,
-    o_len: DFF<Bits<16>>,
-    o_ecn: DFF<Bits<2>>,
-    o_tag: DFF<Bits<16>>,
-    o_soj: DFF<Bits<40>>,
+    o_mark: DFF<Bit>,
     o_drop: DFF<Bit>,
     wprod: DFF<Bits<24>>,
     credit_r: DFF<Bits<24>>,
@@ -155,11 +152,7 @@ impl Logic for DualPi2Egress {
             d_both,
             d_dep,
             d_frac,
-            d_rnd,
-            o_len,
-            o_ecn,
-            o_tag,
-            o_soj,
+            o_mark,
             o_drop,
             wprod,
             credit_r,
@@ -179,7 +172,7 @@ impl Logic for DualPi2Egress {
         self.link.now40.next = self.now40.val();
         self.link.link_bt.next = self.link_bt.val();
         self.link.start.next = false;
-        self.link.start_len.next = self.o_len.q.val();
+        self.link.start_len.next = self.d_desc.q.val().get_bits::<16>(0);
         self.link.start_dep.next = self.d_dep.q.val();
         self.link.start_frac.next = self.d_frac.q.val();
 
@@ -208,8 +201,8 @@ impl Logic for DualPi2Egress {
             + bit_cast::<23, 22>(self.bytes_c.val()))
             < (bit_cast::<23, 11>(self.mtu.val()) << 1);
         self.ovl.next = !self.gated.val() & self.overload.val();
-        self.first.next = self.d_rnd.q.val().get_bits::<32>(0);
-        self.second.next = self.d_rnd.q.val().get_bits::<32>(32);
+        self.first.next = self.rnd_state.val().get_bits::<32>(0);
+        self.second.next = self.rnd_state.val().get_bits::<32>(32);
         self.squared.next =
             (self.first.val() <= self.prob.val()) & (self.second.val() <= self.prob.val());
         self.coupled.next = bit_cast::<40, 32>(self.first.val()) <= self.kp.val();
@@ -283,7 +276,6 @@ impl Logic for DualPi2Egress {
                     self.d_desc.d.next = self.head.val();
                     self.d_l.d.next = self.pick_l.val();
                     self.d_both.d.next = self.hv_l.val() & self.hv_c.val();
-                    self.d_rnd.d.next = self.rnd.val();
                     if !self.chain.q.val() {
                         self.d_dep.d.next = self.link.dep.val();
                         self.d_frac.d.next = self.link.dep_frac.val();
@@ -301,13 +293,7 @@ impl Logic for DualPi2Egress {
             }
             DeqState::Decide => {
                 self.state.d.next = DeqState::Out;
-                self.o_len.d.next = self.len.val();
-                self.o_ecn.d.next = self.ecn.val();
-                if self.mark.val() {
-                    self.o_ecn.d.next = 3.into();
-                }
-                self.o_tag.d.next = self.d_desc.q.val().get_bits::<16>(18);
-                self.o_soj.d.next = self.soj.val();
+                self.o_mark.d.next = self.mark.val();
                 self.o_drop.d.next = self.drop.val();
                 self.wprod.d.next = ((self.pp0.val() + self.pp1.val())
                     + (self.pp2.val() + self.pp3.val()))
@@ -369,11 +355,15 @@ impl Logic for DualPi2Egress {
         self.out_sojourn.next = 0.into();
         self.out_queue.next = false;
         self.out_drop.next = false;
+        // In Out the packet's fields are still those latched at its pick.
         if self.state.q.val() == DeqState::Out {
-            self.out_len.next = self.o_len.q.val();
-            self.out_ecn.next = self.o_ecn.q.val();
-            self.out_tag.next = self.o_tag.q.val();
-            self.out_sojourn.next = self.o_soj.q.val();
+            self.out_len.next = self.len.val();
+            self.out_ecn.next = self.ecn.val();
+            if self.o_mark.q.val() {
+                self.out_ecn.next = 3.into();
+            }
+            self.out_tag.next = self.d_desc.q.val().get_bits::<16>(18);
+            self.out_sojourn.next = self.soj.val();
             self.out_queue.next = self.d_l.q.val();
             self.out_drop.next = self.o_drop.q.val();
         }

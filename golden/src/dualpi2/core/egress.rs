@@ -50,7 +50,6 @@ pub struct Egress {
     /// Departure time, ns (40 bits), and its fraction (/256).
     dep: u64,
     frac: u64,
-    word: u64,
     pub out: OutReg,
     /// The decision loaded with the egress register.
     pub decision: Option<Decision>,
@@ -79,7 +78,6 @@ impl Default for Egress {
             both: false,
             dep: 0,
             frac: 0,
-            word: 0,
             out: OutReg::default(),
             decision: None,
             credit: 0,
@@ -123,8 +121,9 @@ pub struct Env<'a> {
     pub kp_k: u32,
     /// Bytes in both queues this cycle.
     pub backlog: u64,
-    /// The generator's next word.
-    pub word: u64,
+    /// The generator's state: after a pick, the word it took, with which the packet is decided (a seed
+    /// load at the pick's edge replaces it).
+    pub state: u64,
     /// The parameter engine commits MTU or C_PROTECTION at this edge: the new initial credit.
     pub credit_load: Option<i64>,
     pub clear_counters: bool,
@@ -191,9 +190,6 @@ impl Egress {
                     self.both = c.both;
                     self.dep = c.dep;
                     self.frac = c.frac;
-                    // CONTRACT: the word is latched at the pick; a seed load at the same edge changes
-                    // the generator's state, not the word this packet is decided with.
-                    self.word = e.word;
                     self.state = State::Decide;
                 } else {
                     self.chain = false;
@@ -228,7 +224,7 @@ impl Egress {
                     k: e.kp_k,
                     ..*e.params
                 };
-                let d = decide(&vars, &params, e.backlog, &head, self.word);
+                let d = decide(&vars, &params, e.backlog, &head, e.state);
                 let n = qi(q);
                 self.overload = self.overload.wrapping_add(d.overload as u32);
                 let (drop, ecn) = match d.verdict {

@@ -357,7 +357,7 @@ impl DualPi2CoreModel {
                 prob: self.ctrl.prob,
                 kp_k: self.ctrl.kp_k,
                 backlog: c.backlog,
-                word: c.word,
+                state: self.prng,
                 credit_load,
                 clear_counters: clear,
             },

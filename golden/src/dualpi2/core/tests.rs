@@ -1026,12 +1026,14 @@ fn any_inputs_never_panic_and_keep_the_stream_outputs_clean() {
 
 #[test]
 fn the_decision_uses_k_through_kp_until_the_recompute() {
-    // p' = 50 % - 1: with k = 2 not in overload, with k = 3 in overload. K = 3 is in effect from w+40,
-    // kp (and the overload flag) from w+50: a decision in w+49 still uses k = 2.
+    // p' = 50 % - 1: with k = 2 not in overload, with k = 3 in overload. K = 3 is in effect from
+    // w + PARAM_CYCLES, kp (and the overload flag) RECOMPUTE_CYCLES later: a decision just before still
+    // uses k = 2.
+    let at = PARAM_CYCLES + RECOMPUTE_CYCLES;
     for (decide_at, rule) in [
-        (48, Rule::Coupled),
-        (49, Rule::Coupled),
-        (50, Rule::Overload),
+        (at - 2, Rule::Coupled),
+        (at - 1, Rule::Coupled),
+        (at, Rule::Overload),
     ] {
         let mut b = Bench::new();
         b.set(addr::PROB, 0x7FFF_FFFF);
