@@ -11,25 +11,21 @@
 //! - [`HwAqm`]: the [`aqm_golden::Aqm`] on top of the driver, generic over a [`CoreKind`] that knows one
 //!   core's registers and what its verdict codes and egress beats mean.
 //! - [`pie`]: the PIE core ([`PieHw`], the `"pie (hw)"` row of the simulator's tables).
-//!
-//! A DualPI2 core with the same port names needs only its own [`CoreKind`]: its register writes
-//! (`aqm_golden::dualpi2::core::driver::register_writes`) and one dequeue request on the empty core
-//! after them (it loads the WRR credit from the configured parameters), verdict codes 0 (enqueue) and 3
-//! (tail drop) with the queue bit, and the golden model's reasons for its drops and marks at dequeue (a
-//! C drop is `Classic`, an L drop `LowLatency`; a CE departure from C is a `Classic` mark; from L, the
-//! MARKED_L and STEP_MARKS counters tell a coupled mark from a step mark from a packet that arrived
-//! CE). [`HwAqm`] already takes several beats per dequeue (AQM drops, then the packet sent) and reports
-//! the drops to the simulator.
+//! - [`dualpi2`]: the DualPI2 core ([`DualPi2Hw`], `"dualpi2 (hw)"`): AQM drops and marks happen at
+//!   dequeue, so one dequeue may take several egress beats; the reasons the ports do not carry come
+//!   from the classification and the core's mark counters.
 //!
 //! [`EventDriver`]: aqm_golden::dualpi2::core::driver::EventDriver
 
 mod adapter;
 mod clocked;
+pub mod dualpi2;
 pub mod pie;
 
 pub use adapter::{CoreKind, HwAqm};
 pub use aqm_golden::dualpi2::core::driver::{Beat, DriverError, EventDriver, VerdictBeat};
 pub use clocked::Verilated;
+pub use dualpi2::DualPi2Hw;
 pub use pie::PieHw;
 
 /// The driver of a Verilated core.

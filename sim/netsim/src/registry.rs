@@ -2,7 +2,7 @@
 //!
 //! Built in: the software references (tail drop, RED, Adaptive RED, CoDel, FQ-CoDel), the fixed-point
 //! golden PIE and DualPI2 models, and with the `hw` feature (on by default) the Verilated hardware cores
-//! themselves (`"pie (hw)"`, from `aqm-hil`), each right after its golden twin. Other crates add their
+//! themselves (`"pie (hw)"`, `"dualpi2 (hw)"`, from `aqm-hil`), each right after its golden twin. Other crates add their
 //! own with [`Registry::register`]. A factory gets the run's seed and link rate and the
 //! parameter overrides; it takes the parameters it knows through the typed getters of [`Params`], and any
 //! left over is reported as unknown.
@@ -339,10 +339,18 @@ impl Registry {
              beta, k, step, min_qlen_step, ecn_mask, drop_overload, limit, mtu, c_protection, queue_capacity",
             dualpi2,
         );
+        #[cfg(feature = "hw")]
+        r.register(
+            "dualpi2 (hw)",
+            "DualPI2, the Verilated hardware core itself, clocked around the simulator's events; same \
+             parameters as dualpi2",
+            dualpi2_hw,
+        );
+        #[cfg(not(feature = "hw"))]
         r.register_slot(
             "dualpi2 (hw)",
             "DualPI2, the Verilated hardware core itself; same parameters as dualpi2",
-            "the DualPI2 hardware core is not in the Verilated build yet",
+            "aqm-netsim was built without its hw feature",
         );
         r
     }
@@ -549,28 +557,39 @@ fn pie_hw(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, Registry
     let params = pie_params(p)?;
     aqm_hil::PieHw::aqm(params, ctx.seed)
         .map(|q| Box::new(q) as Box<dyn Aqm>)
-        .map_err(|e| match e {
-            aqm_hil::DriverError::Param {
+        .map_err(|e| hw_error(p, e, aqm_golden::pie::regs::by_name))
+}
+
+/// A hardware core's refusal as a registry error: a parameter its register file refused names the
+/// parameter and the register's range (from the core's register map, `reg`).
+#[cfg(feature = "hw")]
+fn hw_error(
+    p: &Params,
+    e: aqm_hil::DriverError,
+    reg: fn(&str) -> Option<&'static aqm_golden::pie::regs::RegDef>,
+) -> RegistryError {
+    match e {
+        aqm_hil::DriverError::Param {
+            param,
+            value,
+            register,
+        } => {
+            let accepts = reg(register)
+                .and_then(|d| d.range)
+                .map_or(String::new(), |(lo, hi)| {
+                    format!(" (it accepts {lo}..={hi})")
+                });
+            p.bad_value(
                 param,
-                value,
-                register,
-            } => {
-                let accepts = aqm_golden::pie::regs::by_name(register)
-                    .and_then(|d| d.range)
-                    .map_or(String::new(), |(lo, hi)| {
-                        format!(" (it accepts {lo}..={hi})")
-                    });
-                p.bad_value(
-                    param,
-                    &value.to_string(),
-                    format!("the core's {register} register refused it{accepts}"),
-                )
-            }
-            other => RegistryError::Failed {
-                name: p.aqm().to_string(),
-                why: other.to_string(),
-            },
-        })
+                &value.to_string(),
+                format!("the core's {register} register refused it{accepts}"),
+            )
+        }
+        other => RegistryError::Failed {
+            name: p.aqm().to_string(),
+            why: other.to_string(),
+        },
+    }
 }
 
 /// A duration given with a unit, held in whole microseconds in the hardware's registers.
@@ -597,8 +616,15 @@ fn whole_us(
 /// Hz x 256, `k` the coupling factor, `ecn_mask` 1 (ECT(1) and CE), 2 (ECT(0) and CE) or 3 (any ECT),
 /// `c_protection` in percent, `queue_capacity` packets per queue (the hardware has 512).
 pub fn dualpi2_params(p: &mut Params) -> Result<aqm_golden::dualpi2::DualPi2Params, RegistryError> {
+    dualpi2_params_over(p, aqm_golden::dualpi2::DualPi2Params::default())
+}
+
+/// As [`dualpi2_params`], with the values not given taken from `d`.
+pub fn dualpi2_params_over(
+    p: &mut Params,
+    d: aqm_golden::dualpi2::DualPi2Params,
+) -> Result<aqm_golden::dualpi2::DualPi2Params, RegistryError> {
     use aqm_golden::dualpi2::params::range;
-    let d = aqm_golden::dualpi2::DualPi2Params::default();
     let int =
         |p: &mut Params, key: &str, (lo, hi): (u32, u32), def: u32| -> Result<u32, RegistryError> {
             Ok(p.integer(key, lo as u64, hi as u64)?
@@ -626,6 +652,23 @@ fn dualpi2(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, Registr
     aqm_golden::dualpi2::DualPi2Qdisc::new(params, ctx.seed)
         .map(|q| Box::new(q) as Box<dyn Aqm>)
         .map_err(|e| p.bad_value(e.name, &e.value.to_string(), e.expected))
+}
+
+/// The Verilated DualPI2 core, configured through its registers with the parameters of
+/// [`dualpi2_params`] over the hardware's defaults (the limit and per-queue capacity of its descriptor
+/// memory), and seeded as the golden model is.
+#[cfg(feature = "hw")]
+fn dualpi2_hw(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
+    let params = dualpi2_params_over(p, aqm_golden::dualpi2::params::HARDWARE_PARAMS)?;
+    aqm_hil::DualPi2Hw::aqm(params, ctx.seed)
+        .map(|q| Box::new(q) as Box<dyn Aqm>)
+        .map_err(|e| match e {
+            aqm_hil::DriverError::Config(why) => RegistryError::Failed {
+                name: p.aqm().to_string(),
+                why: format!("{why} (the hardware's limits; see dualpi2 (hw)'s defaults)"),
+            },
+            e => hw_error(p, e, aqm_golden::dualpi2::regs::by_name),
+        })
 }
 
 fn codel_times(p: &mut Params, target: u64, interval: u64) -> Result<(u64, u64), RegistryError> {
@@ -765,6 +808,20 @@ mod tests {
         assert!(err("dualpi2:k=0").contains("1..=255"));
         assert!(err("dualpi2:step=1500ns").contains("whole microseconds"));
         assert!(err("dualpi2:ecn_mask=4").contains("1..=3"));
+    }
+
+    #[test]
+    fn a_slot_is_known_but_not_available() {
+        let mut r = Registry::with_builtins();
+        r.register_slot("later", "a model still being built", "not built yet");
+        assert!(r.check_available("codel").is_ok());
+        let e = r.check_available("later").err().unwrap();
+        assert!(matches!(e, RegistryError::NotAvailable { .. }), "{e}");
+        assert!(e.to_string().contains("not built yet"), "{e}");
+        assert!(matches!(
+            r.check_available("nosuch"),
+            Err(RegistryError::UnknownAqm { .. })
+        ));
     }
 
     #[test]

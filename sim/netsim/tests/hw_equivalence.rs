@@ -1,6 +1,8 @@
-//! System-level equivalence of the golden PIE and the Verilated PIE core: every named scenario, every
-//! point, run once through `pie` and once through `pie (hw)` with the same seed, gives the same verdict
-//! for every packet, the same departures (ECN, sojourn) and the same result table.
+//! System-level equivalence of the golden models and the Verilated cores: every named scenario, every
+//! point, run once through the golden model (`pie`, `dualpi2`) and once through the Verilated core
+//! (`pie (hw)`, `dualpi2 (hw)`) with the same seed, gives the same answer to every call (verdicts,
+//! departures with their ECN field and sojourn, drops and marks with their reasons) and the same result
+//! table.
 //!
 //! CI runs each scenario scaled to a few simulated seconds per point. For the full length, set
 //! `HW_EQUIVALENCE_SECONDS` to the simulated seconds of the longest point (e.g. 300 for every scenario
@@ -8,29 +10,43 @@
 //! `HW_EQUIVALENCE_SECONDS=300 cargo test --release -p aqm-netsim --test hw_equivalence`.
 #![cfg(feature = "hw")]
 
-use aqm_golden::{Admission, DropReason};
+use aqm_golden::Admission;
 use aqm_netsim::metrics::RunMetrics;
 use aqm_netsim::output::summary_table;
 use aqm_netsim::registry::{AqmSpec, FactoryContext, Registry};
 use aqm_netsim::runner::{Report, RunCost, RunResult};
-use aqm_netsim::scenario::{named, Point, Scenario, NAMED};
+use aqm_netsim::scenario::{named, FlowGroup, Point, Scenario, NAMED};
 use aqm_netsim::sim::Simulation;
 use aqm_netsim::trace::{first_difference, new_log, take, AqmEvent, Recorder};
 use rayon::prelude::*;
+use std::collections::BTreeMap;
 
 /// Simulated seconds of a scenario's longest point in CI.
 const CI_SECONDS: f64 = 10.0;
 
-fn scaled(name: &str) -> Scenario {
+/// The golden DualPI2 with the hardware's limit and per-queue capacity (`dualpi2 (hw)`'s defaults).
+const DUALPI2_AS_HW: &str = "dualpi2:limit=1024,queue_capacity=512";
+
+fn scaled(mut s: Scenario) -> Scenario {
     let seconds = std::env::var("HW_EQUIVALENCE_SECONDS")
         .ok()
         .and_then(|v| v.parse::<f64>().ok())
         .unwrap_or(CI_SECONDS);
-    let mut s = named(name).unwrap();
     let longest = s.points().iter().map(|p| p.spec.duration_ns).max().unwrap();
     let factor = seconds * 1e9 / longest as f64;
     if factor < 1.0 {
         s.scale_time(factor);
+    }
+    s
+}
+
+/// `l4s` with classic-ECN CUBIC (ECT(0)): DualPI2 marks in its C queue.
+fn l4s_classic_ecn() -> Scenario {
+    let mut s = named("l4s").unwrap();
+    for f in &mut s.flows {
+        if let FlowGroup::Cubic { ecn, .. } = f {
+            *ecn = true;
+        }
     }
     s
 }
@@ -71,15 +87,47 @@ fn first_metric_difference(a: &RunMetrics, b: &RunMetrics) -> Option<String> {
     (ja != jb).then(|| format!("metrics JSON differs:\n  golden {ja}\n  hw     {jb}"))
 }
 
-/// Runs every point of `name` with `seeds` through both, with the parameter overrides `params` (`""` or
-/// `":key=value,..."`); returns a description of each mismatch and (events compared, hw cycles, hw
-/// packets, verdicts by kind).
-fn check_scenario(
-    name: &str,
-    params: &str,
-    seeds: &[u64],
-) -> (Vec<String>, u64, u64, u64, [u64; 4]) {
-    let s = scaled(name);
+/// What the AQM answered, counted by kind: `enqueued`, `marked early`, `dropped overlimit`, `sent`,
+/// `marked coupled` (at dequeue), `dropped classic` (at dequeue), ...
+fn tally(events: &[AqmEvent], into: &mut BTreeMap<String, u64>) {
+    let mut count = |k: String| *into.entry(k).or_insert(0) += 1;
+    for e in events {
+        match e {
+            AqmEvent::Enqueue { admission, .. } => count(match admission {
+                Admission::Enqueued => "enqueued".into(),
+                Admission::Marked(r) => format!("marked {r}"),
+                Admission::Dropped(r) => format!("dropped {r}"),
+            }),
+            AqmEvent::Dequeue {
+                departure, drops, ..
+            } => {
+                for d in drops {
+                    count(format!("dropped {} at dequeue", d.reason));
+                }
+                if let Some(d) = departure {
+                    count(match d.mark {
+                        None => "sent".into(),
+                        Some(r) => format!("marked {r} at dequeue"),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// What one comparison found.
+#[derive(Default)]
+struct Outcome {
+    mismatches: Vec<String>,
+    events: u64,
+    cycles: u64,
+    packets: u64,
+    answers: BTreeMap<String, u64>,
+}
+
+/// Runs every point of `s` with `seeds` through `golden` and `hw`, and compares every call, every
+/// run's metrics, and the tables.
+fn check_scenario(s: &Scenario, golden: &str, hw: &str, seeds: &[u64]) -> Outcome {
     let points = s.points();
     let jobs: Vec<(usize, u64)> = (0..points.len())
         .flat_map(|p| seeds.iter().map(move |&seed| (p, seed)))
@@ -88,23 +136,26 @@ fn check_scenario(
         .par_iter()
         .map(|&(p, seed)| {
             let point = &points[p];
-            let (gm, ge, gc) = run(point, &format!("pie{params}"), seed);
-            let (hm, he, hc) = run(point, &format!("pie (hw){params}"), seed);
+            let (gm, ge, gc) = run(point, golden, seed);
+            let (hm, he, hc) = run(point, hw, seed);
             let at = format!(
-                "scenario {name}, pie{params}, {}seed {seed}",
+                "scenario {}, {hw}, {}seed {seed}",
+                s.name,
                 point_label(point)
             );
             let mut bad = vec![];
             if let Some(d) = first_difference("golden", &ge, "hw", &he) {
-                bad.push(format!("{at}: verdicts differ, {d}"));
+                bad.push(format!("{at}: the answers differ, {d}"));
             }
             if let Some(d) = first_metric_difference(&gm, &hm) {
-                bad.push(format!("{at}: results differ, {d}"));
+                bad.push(format!("{at}: the results differ, {d}"));
             }
-            let result = |aqm: &str, metrics: RunMetrics, cost: RunCost| RunResult {
+            let mut answers = BTreeMap::new();
+            tally(&ge, &mut answers);
+            let result = |metrics: RunMetrics, cost: RunCost| RunResult {
                 point: point.label.clone(),
                 x: point.x,
-                aqm: aqm.into(),
+                aqm: "the aqm".into(),
                 seed,
                 metrics,
                 samples: Default::default(),
@@ -112,31 +163,31 @@ fn check_scenario(
             };
             (
                 bad,
-                tally(&ge),
+                ge.len() as u64,
+                answers,
                 hc,
-                result("pie", gm, gc),
-                result("pie", hm, hc),
+                result(gm, gc),
+                result(hm, hc),
             )
         })
         .collect();
-    let mut bad = vec![];
-    let (mut events, mut cycles, mut packets, mut verdicts) = (0, 0, 0, [0; 4]);
+    let mut out = Outcome::default();
     let (mut golden_runs, mut hw_runs) = (vec![], vec![]);
-    for (b, (e, v), cost, g, h) in results {
-        bad.extend(b);
-        events += e;
-        for (t, n) in verdicts.iter_mut().zip(v) {
-            *t += n;
+    for (bad, events, answers, cost, g, h) in results {
+        out.mismatches.extend(bad);
+        out.events += events;
+        for (k, n) in answers {
+            *out.answers.entry(k).or_insert(0) += n;
         }
-        cycles += cost.cycles.unwrap_or(0);
-        packets += cost.packets;
+        out.cycles += cost.cycles.unwrap_or(0);
+        out.packets += cost.packets;
         golden_runs.push(g);
         hw_runs.push(h);
     }
     // The tables, with both runs labelled alike, are the same text.
     let report = |runs| Report {
         scenario: s.clone(),
-        aqms: vec!["pie".into()],
+        aqms: vec!["the aqm".into()],
         seeds: seeds.to_vec(),
         runs,
     };
@@ -145,27 +196,12 @@ fn check_scenario(
         summary_table(&report(hw_runs)),
     );
     if tg != th {
-        bad.push(format!(
-            "scenario {name}, pie{params}: tables differ\ngolden:\n{tg}\nhw:\n{th}"
+        out.mismatches.push(format!(
+            "scenario {}, {hw}: the tables differ\ngolden:\n{tg}\nhw:\n{th}",
+            s.name
         ));
     }
-    (bad, events, cycles, packets, verdicts)
-}
-
-/// The number of events, and the verdicts by kind: enqueued, marked, early drop, tail drop.
-fn tally(events: &[AqmEvent]) -> (u64, [u64; 4]) {
-    let mut v = [0; 4];
-    for e in events {
-        if let AqmEvent::Enqueue { admission, .. } = e {
-            v[match admission {
-                Admission::Enqueued => 0,
-                Admission::Marked(_) => 1,
-                Admission::Dropped(DropReason::Early) => 2,
-                Admission::Dropped(_) => 3,
-            }] += 1;
-        }
-    }
-    (events.len() as u64, v)
+    out
 }
 
 fn point_label(p: &Point) -> String {
@@ -176,45 +212,105 @@ fn point_label(p: &Point) -> String {
     }
 }
 
-#[test]
-fn every_named_scenario_gives_the_same_verdicts_and_tables_through_the_pie_core() {
-    let mut runs: Vec<(&str, &str, &[u64])> = NAMED
+/// Every named scenario through `golden` and `hw` (mix with three seeds), then `extra` runs; fails
+/// with every mismatch, and unless each of `expected` answers came up.
+fn check_core(golden: &str, hw: &str, extra: &[(Scenario, &str, u64)], expected: &[&str]) {
+    let mut runs: Vec<(Scenario, String, String, Vec<u64>)> = NAMED
         .iter()
-        .map(|&n| (n, "", if n == "mix" { &[1, 2, 3][..] } else { &[1][..] }))
+        .map(|&n| {
+            let seeds = if n == "mix" { vec![1, 2, 3] } else { vec![1] };
+            (named(n).unwrap(), golden.into(), hw.into(), seeds)
+        })
         .collect();
-    // ECN marks (the scalable flow is ECT(1)), and a small limit with bytemode and faster gains (tail
-    // drops, byte-scaled probabilities).
-    runs.push(("l4s", ":ecn=on", &[2]));
-    runs.push((
-        "mix",
-        ":target=5ms,tupdate=10ms,alpha=4,beta=30,limit=100,bytemode=on,burst=50ms",
-        &[4],
-    ));
+    for (s, params, seed) in extra {
+        let with = |aqm: &str| {
+            let sep = if aqm.contains(':') { ',' } else { ':' };
+            format!("{aqm}{sep}{params}")
+        };
+        runs.push((s.clone(), with(golden), with(hw), vec![*seed]));
+    }
     let mut bad = vec![];
-    let mut all = [0; 4];
-    for (name, params, seeds) in runs {
-        let (b, events, cycles, packets, v) = check_scenario(name, params, seeds);
+    let mut answers = BTreeMap::new();
+    for (s, golden, hw, seeds) in runs {
+        let o = check_scenario(&scaled(s.clone()), &golden, &hw, &seeds);
         eprintln!(
-            "{name}{params}: {events} AQM calls compared, verdicts {v:?} (enqueued, marked, early, \
-             tail); {cycles} cycles for {packets} packets ({:.1} per packet)",
-            cycles as f64 / packets.max(1) as f64
+            "{} with {hw}: {} calls compared; {} cycles for {} packets ({:.1} per packet); {:?}",
+            s.name,
+            o.events,
+            o.cycles,
+            o.packets,
+            o.cycles as f64 / o.packets.max(1) as f64,
+            o.answers
         );
-        assert!(events > 1000, "{name}: only {events} events");
-        bad.extend(b);
-        for (t, n) in all.iter_mut().zip(v) {
-            *t += n;
+        assert!(o.events > 1000, "{}: only {} calls", s.name, o.events);
+        bad.extend(o.mismatches);
+        for (k, n) in o.answers {
+            *answers.entry(k).or_insert(0) += n;
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
-    assert!(
-        all.iter().all(|&n| n > 0),
-        "a verdict never came up: {all:?}"
+    for e in expected {
+        assert!(answers.contains_key(*e), "no {e:?} came up: {answers:?}");
+    }
+}
+
+#[test]
+fn every_named_scenario_gives_the_same_answers_and_tables_through_the_pie_core() {
+    check_core(
+        "pie",
+        "pie (hw)",
+        &[
+            // ECN marks (the scalable flow is ECT(1)).
+            (named("l4s").unwrap(), "ecn=on", 2),
+            // A small limit with bytemode and faster gains: tail drops, byte-scaled probabilities.
+            (
+                named("mix").unwrap(),
+                "target=5ms,tupdate=10ms,alpha=4,beta=30,limit=100,bytemode=on,burst=50ms",
+                4,
+            ),
+        ],
+        &[
+            "enqueued",
+            "marked early",
+            "dropped early",
+            "dropped overlimit",
+            "sent",
+        ],
+    );
+}
+
+#[test]
+fn every_named_scenario_gives_the_same_answers_and_tables_through_the_dualpi2_core() {
+    check_core(
+        DUALPI2_AS_HW,
+        "dualpi2 (hw)",
+        &[
+            // Classic ECN in the C queue.
+            (l4s_classic_ecn(), "ecn_mask=1", 2),
+            // Other parameters: a stronger coupling, a lower step, ECT(0) in L too, overload drops.
+            (
+                l4s_classic_ecn(),
+                "k=4,step=500us,min_qlen_step=2,ecn_mask=3,drop_overload=on,c_protection=25,\
+                 tupdate=10ms,target=5ms,mtu=1500",
+                3,
+            ),
+        ],
+        &[
+            "enqueued",
+            "sent",
+            "dropped overlimit",
+            "dropped classic at dequeue",
+            "dropped l at dequeue",
+            "marked classic at dequeue",
+            "marked coupled at dequeue",
+            "marked step at dequeue",
+        ],
     );
 }
 
 #[test]
 fn a_mismatch_names_the_first_differing_event() {
-    let s = scaled("single");
+    let s = scaled(named("single").unwrap());
     let point = &s.points()[0];
     let (_, golden, _) = run(point, "pie", 1);
     let (_, other, _) = run(point, "pie (hw):target=5ms", 1);
