@@ -19,10 +19,10 @@ use aqm_golden::pie::regs::addr;
 use aqm_golden::pie::PieParams;
 use aqm_golden::{Admission, DropReason};
 use aqm_hil::PieHw;
-use aqm_netsim::registry::{pie_params, AqmSpec, FactoryContext, Params, Registry};
+use aqm_netsim::registry::{pie_params, AqmSpec, Params, Registry};
+use aqm_netsim::runner::run_one_recorded;
 use aqm_netsim::scenario::{named, NAMED};
-use aqm_netsim::sim::Simulation;
-use aqm_netsim::trace::{new_log, take, AqmEvent, Recorder};
+use aqm_netsim::trace::AqmEvent;
 use aqm_protocol::{Descriptor, MAX_INJECT};
 use std::time::Duration;
 
@@ -157,17 +157,8 @@ pub fn simulate(o: &SimRunOptions) -> Result<SimRun, String> {
     if params.bytemode {
         return Err("bytemode: the board's core is built without the bytemode multiplier".into());
     }
-    let registry = Registry::with_builtins();
-    let ctx = FactoryContext {
-        seed: o.seed,
-        link_rate_bps: point.spec.rate_bps,
-    };
-    let q = registry.create(&spec, &ctx).map_err(|e| e.to_string())?;
-    let log = new_log();
-    Simulation::new(&point.spec, Box::new(Recorder::new(q, log.clone())), o.seed)
-        .run()
-        .map_err(|e| format!("the simulation failed: {e}"))?;
-    let events = take(&log);
+    let (_, _, events) = run_one_recorded(&point.spec, &Registry::with_builtins(), &spec, o.seed)
+        .map_err(|e| e.to_string())?;
     let mut arrivals = vec![];
     for e in &events {
         if let AqmEvent::Enqueue {

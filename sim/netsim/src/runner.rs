@@ -5,7 +5,9 @@ use crate::metrics::{median_columns, RunMetrics, RunSamples};
 use crate::registry::{AqmSpec, FactoryContext, Registry};
 use crate::scenario::Scenario;
 use crate::sim::{RunError, RunSpec, Simulation};
+use crate::trace::{self, AqmEvent, Recorder};
 use crate::Error;
+use aqm_golden::Aqm;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -92,12 +94,37 @@ pub fn run_one_costed(
     aqm: &AqmSpec,
     seed: u64,
 ) -> Result<(RunMetrics, RunSamples, RunCost), Error> {
+    run_wrapped(spec, registry, aqm, seed, |q| q)
+}
+
+/// As [`run_one_costed`], with every call to the AQM and its answer ([`crate::trace`]).
+pub fn run_one_recorded(
+    spec: &RunSpec,
+    registry: &Registry,
+    aqm: &AqmSpec,
+    seed: u64,
+) -> Result<(RunMetrics, RunCost, Vec<AqmEvent>), Error> {
+    let log = trace::new_log();
+    let (metrics, _, cost) = run_wrapped(spec, registry, aqm, seed, |q| {
+        Box::new(Recorder::new(q, log.clone()))
+    })?;
+    Ok((metrics, cost, trace::take(&log)))
+}
+
+/// Runs the AQM `aqm` names, as `wrap` returns it, through one point with one seed.
+fn run_wrapped(
+    spec: &RunSpec,
+    registry: &Registry,
+    aqm: &AqmSpec,
+    seed: u64,
+    wrap: impl FnOnce(Box<dyn Aqm>) -> Box<dyn Aqm>,
+) -> Result<(RunMetrics, RunSamples, RunCost), Error> {
     let ctx = FactoryContext {
         seed,
         link_rate_bps: spec.rate_bps,
     };
     let start = Instant::now();
-    let q = registry.create(aqm, &ctx)?;
+    let q = wrap(registry.create(aqm, &ctx)?);
     let context = format!("aqm {aqm}, seed {seed}");
     let f = Simulation::new(spec, q, seed)
         .run_to_end()

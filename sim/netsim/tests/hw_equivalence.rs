@@ -13,11 +13,10 @@
 use aqm_golden::Admission;
 use aqm_netsim::metrics::RunMetrics;
 use aqm_netsim::output::summary_table;
-use aqm_netsim::registry::{AqmSpec, FactoryContext, Registry};
-use aqm_netsim::runner::{Report, RunCost, RunResult};
+use aqm_netsim::registry::{AqmSpec, Registry};
+use aqm_netsim::runner::{run_one_recorded, Report, RunCost, RunResult};
 use aqm_netsim::scenario::{named, FlowGroup, Point, Scenario, NAMED};
-use aqm_netsim::sim::Simulation;
-use aqm_netsim::trace::{first_difference, new_log, take, AqmEvent, Recorder};
+use aqm_netsim::trace::{first_difference, AqmEvent};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
@@ -53,25 +52,14 @@ fn l4s_classic_ecn() -> Scenario {
 
 /// One recorded run: its metrics, every call to the AQM, and its cost.
 fn run(point: &Point, aqm: &str, seed: u64) -> (RunMetrics, Vec<AqmEvent>, RunCost) {
-    let registry = Registry::with_builtins();
-    let ctx = FactoryContext {
+    let (metrics, cost, events) = run_one_recorded(
+        &point.spec,
+        &Registry::with_builtins(),
+        &AqmSpec::parse(aqm).unwrap(),
         seed,
-        link_rate_bps: point.spec.rate_bps,
-    };
-    let q = registry
-        .create(&AqmSpec::parse(aqm).unwrap(), &ctx)
-        .unwrap_or_else(|e| panic!("{aqm}: {e}"));
-    let log = new_log();
-    let start = std::time::Instant::now();
-    let f = Simulation::new(&point.spec, Box::new(Recorder::new(q, log.clone())), seed)
-        .run_to_end()
-        .unwrap_or_else(|e| panic!("{aqm}, seed {seed}, {}: {e}", point.label));
-    let cost = RunCost {
-        wall_s: start.elapsed().as_secs_f64(),
-        cycles: f.aqm.cycles_clocked(),
-        packets: f.metrics.conservation.generated,
-    };
-    (f.metrics, take(&log), cost)
+    )
+    .unwrap_or_else(|e| panic!("{aqm}, {}: {e}", point.label));
+    (metrics, events, cost)
 }
 
 /// The first metric that differs, by its column name.
