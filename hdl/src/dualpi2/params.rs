@@ -7,7 +7,7 @@
 //! computes them serially:
 //!
 //! ```text
-//! TARGET_US, TUPDATE_US, STEP_US   x 1000 = (x * 1024 - x * 16) - x * 8            2 cycles
+//! TARGET_US, TUPDATE_US, STEP_US   x 1000                                            12-step multiplication
 //! ALPHA, BETA                      floor(floor(g * (2^32 - 1) / 4) / 10^9)          21-step division
 //! K                                floor((2^32 - 1) / k), the cap of p' without     32-step division
 //!                                  drop_overload
@@ -76,20 +76,15 @@ pub struct DualPi2Params {
     n: DFF<Bits<6>>,
     eaddr: DFF<Bits<8>>,
     edata: DFF<Bits<32>>,
-    m_part: DFF<Bits<32>>,
-    r_ns: DFF<Bits<32>>,
     dv_rem: DFF<Bits<32>>,
-    dv_num: DFF<Bits<32>>,
-    dv_d: DFF<Bits<32>>,
     dv_q: DFF<Bits<32>>,
     dv_cnt: DFF<Bits<6>>,
-    mu_acc: DFF<Bits<24>>,
-    mu_a: DFF<Bits<24>>,
+    mu_acc: DFF<Bits<32>>,
+    mu_a: DFF<Bits<20>>,
     mu_b: DFF<Bits<12>>,
     mu_cnt: DFF<Bits<4>>,
     mu_neg: DFF<Bit>,
     r_bl: DFF<Bits<23>>,
-    r_cr: DFF<Bits<24>>,
     target_us_r: DFF<Bits<20>>,
     target_ns_r: DFF<Bits<30>>,
     tupdate_us_r: DFF<Bits<20>>,
@@ -115,6 +110,12 @@ pub struct DualPi2Params {
     gain_hi: Signal<Local, Bits<20>>,
     gain_lo: Signal<Local, Bits<32>>,
     rem2: Signal<Local, Bits<32>>,
+    num_idx: Signal<Local, Bits<6>>,
+    num_bit: Signal<Local, Bit>,
+    gain64: Signal<Local, Bits<64>>,
+    divisor: Signal<Local, Bits<32>>,
+    cr_val: Signal<Local, Bits<24>>,
+    mu_lo: Signal<Local, Bits<24>>,
     wdiff: Signal<Local, Bits<8>>,
     wneg: Signal<Local, Bits<8>>,
     c_target_us: K<20, { H.target_us as u64 }>,
@@ -151,11 +152,7 @@ impl Logic for DualPi2Params {
             n,
             eaddr,
             edata,
-            m_part,
-            r_ns,
             dv_rem,
-            dv_num,
-            dv_d,
             dv_q,
             dv_cnt,
             mu_acc,
@@ -164,7 +161,6 @@ impl Logic for DualPi2Params {
             mu_cnt,
             mu_neg,
             r_bl,
-            r_cr,
             target_us_r,
             target_ns_r,
             tupdate_us_r,
@@ -190,8 +186,17 @@ impl Logic for DualPi2Params {
         // floor(g * (2^32 - 1) / 4) = {g - 1, 2^32 - g} >> 2 for g >= 1 (no 52-bit subtraction).
         self.gain_hi.next = self.edata.q.val().get_bits::<20>(0) - 1;
         self.gain_lo.next = !self.edata.q.val() + 1;
-        self.rem2.next =
-            (self.dv_rem.q.val() << 1) | bit_cast::<32, 1>(self.dv_num.q.val().get_bit(31).into());
+        // The dividend's bits, most significant first: all ones for K; for a gain, bits 20..0 of
+        // {gain_hi, gain_lo} >> 2, i.e. gain_lo[dv_cnt + 1] while dv_cnt counts 21 down to 1.
+        self.num_idx.next = bit_cast::<6, 6>(self.dv_cnt.q.val()) + 1;
+        self.gain64.next = bit_cast::<64, 32>(self.gain_lo.val());
+        self.num_bit.next = self.gain64.val().get_bit(self.num_idx.val().index());
+        self.divisor.next = self.c_billion.val();
+        if self.eaddr.q.val() == 20 {
+            self.num_bit.next = true;
+            self.divisor.next = bit_cast::<32, 8>(self.edata.q.val().get_bits::<8>(0));
+        }
+        self.rem2.next = (self.dv_rem.q.val() << 1) | bit_cast::<32, 1>(self.num_bit.val().into());
         // 2 wc - 100 for the written C protection (C_PROTECTION job) or the current one (MTU job).
         self.wdiff.next = (bit_cast::<8, 7>(self.wc_r.q.val()) << 1) - 100;
         // Negated in its own 8-bit signal: inside a wider expression Verilog would widen before `~`.
@@ -199,8 +204,15 @@ impl Logic for DualPi2Params {
         self.k_commit.next = false;
         self.tupdate_commit.next = false;
         self.credit_commit.next = false;
-        self.commit_ns.next = self.r_ns.q.val().get_bits::<30>(0);
-        self.commit_credit.next = self.r_cr.q.val();
+        // Results: a x 1000 or the byte limit or the credit's magnitude in mu_acc, the credit negated
+        // when wc < 50.
+        self.commit_ns.next = self.mu_acc.q.val().get_bits::<30>(0);
+        self.mu_lo.next = self.mu_acc.q.val().get_bits::<24>(0);
+        self.cr_val.next = self.mu_lo.val();
+        if self.mu_neg.q.val() {
+            self.cr_val.next = !self.mu_lo.val() + 1;
+        }
+        self.commit_credit.next = self.cr_val.val();
 
         if self.start.val() & !self.busy_r.q.val() {
             self.busy_r.d.next = true;
@@ -213,10 +225,9 @@ impl Logic for DualPi2Params {
             self.n.d.next = self.n.q.val() + 1;
             // The divider and the multiplier step whenever they have work.
             if self.dv_cnt.q.val().any() {
-                self.dv_num.d.next = self.dv_num.q.val() << 1;
                 self.dv_cnt.d.next = self.dv_cnt.q.val() - 1;
-                if self.rem2.val() >= self.dv_d.q.val() {
-                    self.dv_rem.d.next = self.rem2.val() - self.dv_d.q.val();
+                if self.rem2.val() >= self.divisor.val() {
+                    self.dv_rem.d.next = self.rem2.val() - self.divisor.val();
                     self.dv_q.d.next = (self.dv_q.q.val() << 1) + 1;
                 } else {
                     self.dv_rem.d.next = self.rem2.val();
@@ -227,51 +238,45 @@ impl Logic for DualPi2Params {
                 self.mu_b.d.next = self.mu_b.q.val() << 1;
                 self.mu_cnt.d.next = self.mu_cnt.q.val() - 1;
                 if self.mu_b.q.val().get_bit(11) {
-                    self.mu_acc.d.next = (self.mu_acc.q.val() << 1) + self.mu_a.q.val();
+                    self.mu_acc.d.next =
+                        (self.mu_acc.q.val() << 1) + bit_cast::<32, 20>(self.mu_a.q.val());
                 } else {
                     self.mu_acc.d.next = self.mu_acc.q.val() << 1;
                 }
             }
             if self.n.q.val() == 0 {
-                // Set up the job of this address.
-                self.m_part.d.next = (self.edata.q.val() << 10) - (self.edata.q.val() << 4);
+                // Set up the job of this address: the times x 1000, by default.
                 self.dv_q.d.next = 0.into();
                 self.mu_acc.d.next = 0.into();
-                self.mu_cnt.d.next = 0.into();
+                self.mu_cnt.d.next = 12.into();
                 self.mu_neg.d.next = false;
-                // Byte limit: LIMIT x 2 MTU, with the written one of the two.
-                self.mu_a.d.next = bit_cast::<24, 11>(self.limit_r.q.val());
-                self.mu_b.d.next = bit_cast::<12, 11>(self.mtu_r.q.val()) << 1;
+                self.mu_a.d.next = self.edata.q.val().get_bits::<20>(0);
+                self.mu_b.d.next = 1000.into();
                 if (self.eaddr.q.val() == 18) | (self.eaddr.q.val() == 19) {
                     // ALPHA, BETA: 21 quotient bits of {gain_hi, gain_lo} >> 2 over 10^9 (the
                     // quotient is below 2^21, so the division starts at bit 21).
                     self.dv_rem.d.next = (bit_cast::<32, 20>(self.gain_hi.val()) << 9)
                         | bit_cast::<32, 9>(self.gain_lo.val().get_bits::<9>(23));
-                    self.dv_num.d.next = (self.gain_lo.val() >> 2) << 11;
-                    self.dv_d.d.next = self.c_billion.val();
                     self.dv_cnt.d.next = 21.into();
                 }
                 if self.eaddr.q.val() == 20 {
                     // K: (2^32 - 1) / k.
                     self.dv_rem.d.next = 0.into();
-                    self.dv_num.d.next = 0xFFFF_FFFF_u64.into();
-                    self.dv_d.d.next = bit_cast::<32, 8>(self.edata.q.val().get_bits::<8>(0));
                     self.dv_cnt.d.next = 32.into();
                 }
                 if self.eaddr.q.val() == 25 {
-                    // LIMIT
-                    self.mu_a.d.next = bit_cast::<24, 11>(self.edata.q.val().get_bits::<11>(0));
-                    self.mu_cnt.d.next = 12.into();
+                    // LIMIT: the byte limit, LIMIT x 2 MTU.
+                    self.mu_b.d.next = bit_cast::<12, 11>(self.mtu_r.q.val()) << 1;
                 }
                 if self.eaddr.q.val() == 26 {
                     // MTU: the byte limit first, then the initial credit.
+                    self.mu_a.d.next = bit_cast::<20, 11>(self.limit_r.q.val());
                     self.mu_b.d.next =
                         bit_cast::<12, 11>(self.edata.q.val().get_bits::<11>(0)) << 1;
-                    self.mu_cnt.d.next = 12.into();
                 }
                 if self.eaddr.q.val() == 27 {
                     // C_PROTECTION: MTU x |2 wc - 100|, negated when wc < 50.
-                    self.mu_a.d.next = bit_cast::<24, 11>(self.mtu_r.q.val());
+                    self.mu_a.d.next = bit_cast::<20, 11>(self.mtu_r.q.val());
                     self.mu_b.d.next =
                         bit_cast::<12, 8>((self.edata.q.val().get_bits::<8>(0) << 1) - 100);
                     self.mu_neg.d.next = self.edata.q.val() < 50;
@@ -280,37 +285,20 @@ impl Logic for DualPi2Params {
                             self.c_hundred.val() - (self.edata.q.val().get_bits::<8>(0) << 1),
                         );
                     }
-                    self.mu_cnt.d.next = 12.into();
                 }
-            }
-            if self.n.q.val() == 1 {
-                self.r_ns.d.next = self.m_part.q.val() - (self.edata.q.val() << 3);
             }
             if self.n.q.val() == 13 {
                 // The first product is done (steps 1-12).
                 self.r_bl.d.next = self.mu_acc.q.val().get_bits::<23>(0);
-                self.r_cr.d.next = self.mu_acc.q.val();
-                if self.mu_neg.q.val() {
-                    self.r_cr.d.next = !self.mu_acc.q.val() + 1;
-                }
                 if self.eaddr.q.val() == 26 {
                     // MTU: now the credit, MTU x |2 wc - 100| with the current wc.
                     self.mu_acc.d.next = 0.into();
                     self.mu_cnt.d.next = 12.into();
-                    self.mu_a.d.next = bit_cast::<24, 11>(self.edata.q.val().get_bits::<11>(0));
+                    self.mu_a.d.next = bit_cast::<20, 11>(self.edata.q.val().get_bits::<11>(0));
                     self.mu_b.d.next = bit_cast::<12, 8>(self.wdiff.val());
                     self.mu_neg.d.next = self.wdiff.val().get_bit(7);
                     if self.wdiff.val().get_bit(7) {
                         self.mu_b.d.next = bit_cast::<12, 8>(self.wneg.val());
-                    }
-                }
-            }
-            if self.n.q.val() == 27 {
-                // The second product (MTU jobs, steps 14-25).
-                if self.eaddr.q.val() == 26 {
-                    self.r_cr.d.next = self.mu_acc.q.val();
-                    if self.mu_neg.q.val() {
-                        self.r_cr.d.next = !self.mu_acc.q.val() + 1;
                     }
                 }
             }
@@ -319,11 +307,11 @@ impl Logic for DualPi2Params {
                 match self.eaddr.q.val().index() {
                     16 => {
                         self.target_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
-                        self.target_ns_r.d.next = self.r_ns.q.val().get_bits::<30>(0);
+                        self.target_ns_r.d.next = self.commit_ns.val();
                     }
                     17 => {
                         self.tupdate_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
-                        self.tupdate_ns_r.d.next = self.r_ns.q.val().get_bits::<30>(0);
+                        self.tupdate_ns_r.d.next = self.commit_ns.val();
                         self.tupdate_commit.next = true;
                     }
                     18 => {
@@ -341,7 +329,7 @@ impl Logic for DualPi2Params {
                     }
                     21 => {
                         self.step_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
-                        self.step_ns_r.d.next = self.r_ns.q.val().get_bits::<30>(0);
+                        self.step_ns_r.d.next = self.commit_ns.val();
                     }
                     22 => {
                         self.min_qlen_r.d.next = self.edata.q.val();
@@ -354,17 +342,17 @@ impl Logic for DualPi2Params {
                     }
                     25 => {
                         self.limit_r.d.next = self.edata.q.val().get_bits::<11>(0);
-                        self.byte_limit_r.d.next = self.r_bl.q.val();
+                        self.byte_limit_r.d.next = self.mu_acc.q.val().get_bits::<23>(0);
                     }
                     26 => {
                         self.mtu_r.d.next = self.edata.q.val().get_bits::<11>(0);
                         self.byte_limit_r.d.next = self.r_bl.q.val();
-                        self.credit_r.d.next = self.r_cr.q.val();
+                        self.credit_r.d.next = self.cr_val.val();
                         self.credit_commit.next = true;
                     }
                     27 => {
                         self.wc_r.d.next = self.edata.q.val().get_bits::<7>(0);
-                        self.credit_r.d.next = self.r_cr.q.val();
+                        self.credit_r.d.next = self.cr_val.val();
                         self.credit_commit.next = true;
                     }
                     28 => {

@@ -100,8 +100,9 @@ pub struct DualPi2Regs {
     param: Signal<Local, Bit>,
     mapped: Signal<Local, Bit>,
     seed_wide: Signal<Local, Bits<64>>,
-    age_l: Signal<Local, Bits<40>>,
-    age_c: Signal<Local, Bits<40>>,
+    head_ts: Signal<Local, Bits<40>>,
+    head_v: Signal<Local, Bit>,
+    age: Signal<Local, Bits<40>>,
     id: K<32, { DUALPI2_ID as u64 }>,
     capacity: K<32, { HW_QUEUE_CAPACITY as u64 }>,
     ones: K<32, 0xFFFF_FFFF>,
@@ -232,9 +233,15 @@ impl Logic for DualPi2Regs {
             }
         }
 
-        // Ages of the heads now, for DELAY_L / DELAY_C.
-        self.age_l.next = self.now40.val() - self.ts_l.val();
-        self.age_c.next = self.now40.val() - self.ts_c.val();
+        // The age of a head now, for DELAY_L / DELAY_C (one subtractor: the address picks the head).
+        self.head_ts.next = self.ts_l.val();
+        self.head_v.next = self.hv_l.val();
+        if !self.reg_addr.val().get_bit(0) {
+            // DELAY_C is at an even address, DELAY_L at an odd one.
+            self.head_ts.next = self.ts_c.val();
+            self.head_v.next = self.hv_c.val();
+        }
+        self.age.next = self.now40.val() - self.head_ts.val();
         self.rvalid.d.next = self.reg_re.val();
         self.mapped.next = true;
         if self.reg_re.val() {
@@ -372,17 +379,19 @@ impl Logic for DualPi2Regs {
                     self.rdata.d.next = bit_cast::<32, 11>(self.maxq.val());
                 }
                 53 => {
-                    if self.hv_l.val() {
-                        self.rdata.d.next = self.age_l.val().get_bits::<32>(0);
-                        if self.age_l.val().get_bits::<8>(32).any() {
+                    // DELAY_L
+                    if self.head_v.val() {
+                        self.rdata.d.next = self.age.val().get_bits::<32>(0);
+                        if self.age.val().get_bits::<8>(32).any() {
                             self.rdata.d.next = self.ones.val();
                         }
                     }
                 }
                 54 => {
-                    if self.hv_c.val() {
-                        self.rdata.d.next = self.age_c.val().get_bits::<32>(0);
-                        if self.age_c.val().get_bits::<8>(32).any() {
+                    // DELAY_C
+                    if self.head_v.val() {
+                        self.rdata.d.next = self.age.val().get_bits::<32>(0);
+                        if self.age.val().get_bits::<8>(32).any() {
                             self.rdata.d.next = self.ones.val();
                         }
                     }

@@ -229,13 +229,13 @@ pub fn run(
     loop {
         let draining = cycle >= cycles;
         let i = if draining {
-            // Switch the link model off (a DualPI2 core may refuse while a parameter write is still
-            // going in: then the link model just keeps pacing), then pull with time running fast.
+            // Switch the link model off, then pull with time running fast. A DualPI2 core refuses a
+            // parameter write while an earlier one is still going in: the write is repeated.
             drain_cycles += 1;
             CoreInputs {
                 now: last.now + 100_000,
                 out_ready: true,
-                reg_we: drain_cycles == 1,
+                reg_we: drain_cycles % 128 == 1,
                 reg_addr: core.link_bt_addr(),
                 ..Default::default()
             }
