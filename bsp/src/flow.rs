@@ -176,7 +176,10 @@ fn parse_nextpnr(log: &str, r: &mut FlowReport) {
             let l = l.trim_start_matches("Info:").trim();
             let mut w = l.split_whitespace();
             let (_, total, kind, cell) = (w.next()?, w.next()?, w.next()?, w.next()?);
-            (kind == "Source").then(|| format!("{total:>5} ns  {cell}"))
+            // Yosys names mapped cells after the signal they drive plus a chain of `_SB_...` suffixes;
+            // the signal says where the path goes.
+            let signal = cell.split("_SB_").next().unwrap_or(cell);
+            (kind == "Source").then(|| format!("{total:>5} ns  {signal}"))
         })
         .collect();
     if let Some(split) = report.lines().find(|l| l.contains("ns logic")) {
