@@ -12,6 +12,7 @@
 //! the verdict FIFO for every verdict in flight). Verdicts come a fixed `VLAT` cycles after acceptance,
 //! so each is stamped with the time it comes out and the host subtracts the latency (HELLO reports it).
 
+use aqm_hdl::bram::BlockRam;
 use aqm_hdl::desc_queue::DescQueue;
 use aqm_hdl::konst::K;
 use aqm_protocol::{cmd, SYNC, VERSION};
@@ -111,7 +112,7 @@ pub struct Bridge<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u6
     we_r: DFF<Bit>,
     re_r: DFF<Bit>,
     err_pulse: DFF<Bit>,
-    payload: RAM<Bits<8>, 8>,
+    payload: BlockRam<8, 8>,
     verdicts: DescQueue<59, 8, 9>,
     departs: DescQueue<76, 8, 9>,
     // Combinational helpers.
@@ -191,9 +192,7 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
             we_r,
             re_r
         );
-        clock!(self, clock, verdicts, departs);
-        self.payload.read_clock.next = self.clock.val();
-        self.payload.write_clock.next = self.clock.val();
+        clock!(self, clock, verdicts, departs, payload);
         self.verdicts.rst.next = self.rst.val();
         self.departs.rst.next = self.rst.val();
 

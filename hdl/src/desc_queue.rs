@@ -5,11 +5,13 @@
 //! RAM's read port is addressed with the read pointer of the *next* cycle (`rd_ptr + pop`), which is the
 //! usual way to get FWFT behaviour from a synchronous-read RAM without a separate output register.
 //!
-//! A pushed entry becomes visible at the head two cycles later at the earliest (write, then read), and
-//! never shares an address with a read in the same cycle, so the RAM's read-during-write behaviour never
-//! matters. `count` includes every pushed entry from the cycle after the push. Pushing into a full queue is
-//! a caller error: the AQM's limit check keeps `count` below the capacity.
+//! A pushed entry becomes visible at the head two cycles later at the earliest (write, then read): a read
+//! of the address being written (an empty queue taking a push) is never used, so the RAM's
+//! read-during-write behaviour never matters ([`BlockRam`] leaves it undefined). `count` includes every
+//! pushed entry from the cycle after the push. Pushing into a full queue is a caller error: the AQM's
+//! limit check keeps `count` below the capacity.
 
+use crate::bram::BlockRam;
 use rust_hdl::prelude::*;
 
 /// `W`-bit entries, `2^A` deep; `C = A + 1` bits of count.
@@ -26,7 +28,7 @@ pub struct DescQueue<const W: usize, const A: usize, const C: usize> {
     pub head_data: Signal<Out, Bits<W>>,
     /// Entries held, the head included.
     pub count: Signal<Out, Bits<C>>,
-    ram: RAM<Bits<W>, A>,
+    ram: BlockRam<W, A>,
     wr_ptr: DFF<Bits<A>>,
     rd_ptr: DFF<Bits<A>>,
     cnt: DFF<Bits<C>>,
@@ -37,8 +39,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for DescQueue<W, A, C
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, wr_ptr, rd_ptr, cnt, valid);
-        self.ram.read_clock.next = self.clock.val();
-        self.ram.write_clock.next = self.clock.val();
+        clock!(self, clock, ram);
         self.ram.write_address.next = self.wr_ptr.q.val();
         self.ram.write_data.next = self.push_data.val();
         self.ram.write_enable.next = self.push.val();

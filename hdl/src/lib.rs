@@ -1,6 +1,7 @@
 //! The AQM cores in rust-hdl: the descriptor queue, link model and random generator they share, the PIE core
 //! (`pie`), the DualPI2 core (`dualpi2`), Verilog emission (`emit`) and the external checks of the emitted Verilog (`synth`).
 
+pub mod bram;
 pub mod desc_queue;
 pub mod dualpi2;
 pub mod emit;
