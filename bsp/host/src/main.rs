@@ -1,27 +1,36 @@
-//! `aqm-host`: the line card's host tool.
+//! `aqm-host`: the line cards' host tool. Every command starts with HELLO: the core's ID register says
+//! which line card answers (PIE or DualPI2), and that picks the register map, the tc-like words, the
+//! `show` format and the golden model.
 //!
 //! ```text
-//! aqm-host [--port /dev/ttyUSB0 [--baud 1000000] | --sim] COMMAND
+//! aqm-host [--port /dev/ttyUSB0 [--baud 1000000] | --sim] [--core pie|dualpi2] COMMAND
+//!   --core pie|dualpi2          with --sim, the Verilated line card to run (default pie); with a port,
+//!                               the core the board must carry
 //!   hello                       what is on the other end
-//!   set target 15ms tupdate 15ms alpha 2 beta 20 limit 1000 ecn link 20mbit ...
+//!   set WORDS                   tc-like words, the core's:
+//!                                 PIE: target 15ms tupdate 15ms alpha 2 beta 20 limit 1000 ecn link 20mbit ...
+//!                                 DualPI2: target 15ms tupdate 16ms alpha 41 beta 819 coupling_factor 2
+//!                                 step_thresh 1ms l4s_ect drop_on_overload limit 1024 classic_protection 10 ...
 //!   show                        counters like `tc -s qdisc show`
 //!   reset                       reset the core (parameters back to their defaults)
 //!   read REG | write REG VALUE  one register, by name (TARGET_US) or address (0x10)
 //!   stream TRACE [--set "..."] [--batch N] [--gap-us N] [--compare]
 //!                               stream a descriptor trace (`len ecn` per line), print the verdicts,
 //!                               and with --compare check them against the golden model
-//!   sim-stream SCENARIO [--aqm pie[:k=v,..]] [--seed N] [--point K] [--time-scale X] [--max N]
+//!   sim-stream SCENARIO [--aqm NAME[:k=v,..]] [--seed N] [--point K] [--time-scale X] [--max N]
 //!              [--speed X] [--set "..."] [--save-trace FILE]
-//!                               run a network-simulator scenario, stream the descriptors that reached
-//!                               its bottleneck to the board at the simulator's pace (the core set up as
-//!                               the simulated PIE, its link model at the scenario's rate), and check
-//!                               every verdict and departure against the golden model
+//!                               run a network-simulator scenario (by default with the board's AQM, pie
+//!                               or dualpi2), stream the descriptors that reached its bottleneck to the
+//!                               board at the simulator's pace (the core set up as the simulated AQM,
+//!                               DualPI2 within its hardware limits, its link model at the scenario's
+//!                               rate), and check every verdict and departure against the golden model
 //! ```
 
+use aqm_host::board_core::BoardCore;
 use aqm_host::client::{Client, ClientError};
 use aqm_host::sim_trace::{simulate, stream_paced, SimRunOptions};
-use aqm_host::stream::{check_stream, parse_trace, stream, Pacing};
-use aqm_host::tc::{format_show, parse_set, SHOWN};
+use aqm_host::stream::{check_stream, fates, parse_trace, stream, Fates, Pacing, StreamRecord};
+use aqm_host::tc::{format_show, parse_set, shown};
 use aqm_host::transport::{SerialTransport, SimTransport, Transport};
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -30,7 +39,7 @@ use std::time::Duration;
 #[derive(Parser)]
 #[command(
     name = "aqm-host",
-    about = "Talk to the AQM line card over its USB-UART"
+    about = "Talk to an AQM line card (the PIE or the DualPI2 core) over its USB-UART"
 )]
 struct Cli {
     /// Serial port of the board.
@@ -39,9 +48,13 @@ struct Cli {
     /// UART rate of the bitstream.
     #[arg(long, default_value_t = 1_000_000)]
     baud: u32,
-    /// Use the Verilated board top instead of a serial port.
+    /// Use a Verilated board top instead of a serial port.
     #[arg(long)]
     sim: bool,
+    /// pie or dualpi2: with --sim, the line card to run (default pie); with a port, the core the board
+    /// must carry (its HELLO tells).
+    #[arg(long, global = true, value_parser = BoardCore::parse)]
+    core: Option<BoardCore>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -50,7 +63,10 @@ struct Cli {
 enum Cmd {
     /// Board and core identification.
     Hello,
-    /// Set parameters with tc-like words.
+    /// Set parameters with the tc-like words of the board's core (PIE: target 15ms tupdate 15ms alpha 2
+    /// beta 20 limit 1000 ecn mtu 1514 burst 150ms link 20mbit seed N prob 5%; DualPI2: target 15ms
+    /// tupdate 16ms alpha 41 beta 819 coupling_factor 2 step_thresh 1ms min_qlen_step 0 l4s_ect|any_ect
+    /// drop_on_overload|overflow limit 1024 mtu 1514 classic_protection 10 link 20mbit seed N prob 5%).
     Set { words: Vec<String> },
     /// Counters and parameters, like `tc -s qdisc show`.
     Show,
@@ -81,10 +97,12 @@ enum Cmd {
     SimStream {
         /// A named scenario of the simulator (`aqm-netsim list`).
         scenario: String,
-        /// The simulated AQM, NAME or NAME:key=value,...; PIE's parameters also go to the board.
-        #[arg(long, default_value = "pie")]
-        aqm: String,
-        /// The simulator's seed (also seeds the core's generator, as the simulator seeds PIE).
+        /// The simulated AQM, NAME or NAME:key=value,... (default: the board's, pie or dualpi2); the
+        /// board's AQM's parameters also go to the board (DualPI2's over its hardware defaults, and the
+        /// simulated DualPI2 gets the hardware's limit and queue capacity).
+        #[arg(long)]
+        aqm: Option<String>,
+        /// The simulator's seed (also seeds the core's generator, as the simulator seeds the AQM).
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// The sweep point of the scenario (0 without a sweep).
@@ -108,54 +126,77 @@ enum Cmd {
     },
 }
 
-fn reg_addr(s: &str) -> Result<u8, String> {
-    if let Some(d) = aqm_golden::pie::regs::by_name(s) {
+fn reg_addr(core: BoardCore, s: &str) -> Result<u8, String> {
+    if let Some(d) = core.reg_by_name(s) {
         return Ok(d.addr);
     }
     let v = match s.strip_prefix("0x") {
         Some(h) => u8::from_str_radix(h, 16).ok(),
         None => s.parse().ok(),
     };
-    v.ok_or_else(|| format!("{s:?}: expected a register name (see hdl/REGISTERS.md) or an address"))
+    v.ok_or_else(|| {
+        format!("{s:?}: expected a register name of the {core} core (see its register map) or an address")
+    })
 }
 
-fn run<T: Transport>(c: &mut Client<T>, cmd: Cmd) -> Result<(), String> {
+fn parse_words(core: BoardCore, set: &str) -> Result<Vec<(u8, u32)>, String> {
+    let words: Vec<String> = set.split_whitespace().map(String::from).collect();
+    parse_set(core, &words)
+}
+
+/// What became of the descriptors on the board, and the DualPI2 core's classification.
+fn board_outcome(core: BoardCore, rec: &StreamRecord, descs: &[(u16, u8)]) -> String {
+    let f = Fates::tally(fates(&rec.verdicts, &rec.departures, descs));
+    let mut s = format!("{f}; {} departures", rec.departures.len());
+    if core == BoardCore::DualPi2 {
+        let l = rec.verdicts.iter().filter(|v| v.queue != 0).count();
+        s.push_str(&format!(" ({l} of the descriptors classified L)"));
+    }
+    s
+}
+
+fn run<T: Transport>(
+    c: &mut Client<T>,
+    expected: Option<BoardCore>,
+    cmd: Cmd,
+) -> Result<(), String> {
     let e = |e: ClientError| e.to_string();
+    let info = c.hello().map_err(e)?;
+    let core = BoardCore::identify(info.core_id, expected)?;
     match cmd {
         Cmd::Hello => {
-            let i = c.hello().map_err(e)?;
             println!(
-                "core 0x{:08X} ({}), {} ns per cycle ({} MHz), {} cycles per UART bit, {} descriptors, \
+                "core 0x{:08X} ({}, {core}), {} ns per cycle ({} MHz), {} cycles per UART bit, {} descriptors, \
                  verdict latency {} cycles, protocol {}",
-                i.core_id,
-                String::from_utf8_lossy(&i.core_id.to_be_bytes()),
-                i.ns_per_cycle,
-                1000 / i.ns_per_cycle.max(1),
-                i.cycles_per_bit,
-                i.capacity,
-                i.verdict_latency,
-                i.version
+                info.core_id,
+                String::from_utf8_lossy(&info.core_id.to_be_bytes()),
+                info.ns_per_cycle,
+                1000 / info.ns_per_cycle.max(1),
+                info.cycles_per_bit,
+                info.capacity,
+                info.verdict_latency,
+                info.version
             );
         }
         Cmd::Set { words } => {
-            for (a, v) in parse_set(&words)? {
+            for (a, v) in parse_set(core, &words)? {
                 c.write(a, v).map_err(e)?;
             }
         }
         Cmd::Show => {
             let mut v = vec![];
-            for &a in SHOWN {
+            for &a in shown(core) {
                 v.push(c.read(a).map_err(e)?);
             }
-            print!("{}", format_show(&v));
+            print!("{}", format_show(core, &v));
         }
         Cmd::Reset => c.start().map_err(e)?,
         Cmd::Read { reg } => {
-            let a = reg_addr(&reg)?;
+            let a = reg_addr(core, &reg)?;
             println!("0x{:08X}", c.read(a).map_err(e)?);
         }
         Cmd::Write { reg, value } => {
-            let a = reg_addr(&reg)?;
+            let a = reg_addr(core, &reg)?;
             let v = match value.strip_prefix("0x") {
                 Some(h) => u32::from_str_radix(h, 16),
                 None => value.parse(),
@@ -173,8 +214,7 @@ fn run<T: Transport>(c: &mut Client<T>, cmd: Cmd) -> Result<(), String> {
             let text = std::fs::read_to_string(&trace)
                 .map_err(|err| format!("cannot read {trace}: {err}"))?;
             let descs = parse_trace(&text).map_err(|m| format!("{trace}: {m}"))?;
-            let words: Vec<String> = set.split_whitespace().map(String::from).collect();
-            let params = parse_set(&words)?;
+            let params = parse_words(core, &set)?;
             let pacing = Pacing {
                 batch,
                 gap: Duration::from_micros(gap_us),
@@ -187,19 +227,10 @@ fn run<T: Transport>(c: &mut Client<T>, cmd: Cmd) -> Result<(), String> {
                 .verdicts
                 .last()
                 .map_or(0.0, |v| v.accepted_ns as f64 / 1e9);
-            let mut by = [0usize; 4];
-            for v in &rec.verdicts {
-                by[v.code as usize & 3] += 1;
-            }
             println!(
-                "{} descriptors: {} enqueued, {} marked, {} early drops, {} tail drops; {} departures \
-                 ({:.0} descriptors/s of board time)",
+                "{} descriptors through the {core} core: {} ({:.0} descriptors/s of board time)",
                 rec.verdicts.len(),
-                by[0],
-                by[1],
-                by[2],
-                by[3],
-                rec.departures.len(),
+                board_outcome(core, &rec, &descs),
                 rec.verdicts.len() as f64 / secs
             );
             if compare {
@@ -224,14 +255,17 @@ fn run<T: Transport>(c: &mut Client<T>, cmd: Cmd) -> Result<(), String> {
             if !(speed.is_finite() && speed > 0.0) {
                 return Err(format!("--speed {speed}: must be more than 0"));
             }
-            let run = simulate(&SimRunOptions {
-                scenario,
-                point,
-                aqm: aqm.clone(),
-                seed,
-                time_scale,
-                max,
-            })?;
+            let run = simulate(
+                &SimRunOptions {
+                    scenario,
+                    point,
+                    aqm: aqm.unwrap_or_else(|| core.name().into()),
+                    seed,
+                    time_scale,
+                    max,
+                },
+                core,
+            )?;
             if run.arrivals.is_empty() {
                 return Err(format!("{}: no packet reached the bottleneck", run.label));
             }
@@ -239,44 +273,38 @@ fn run<T: Transport>(c: &mut Client<T>, cmd: Cmd) -> Result<(), String> {
                 std::fs::write(path, run.trace_text())
                     .map_err(|err| format!("cannot write {path}: {err}"))?;
             }
-            let words: Vec<String> = set.split_whitespace().map(String::from).collect();
             let mut params = run.register_writes();
-            params.extend(parse_set(&words)?);
+            params.extend(parse_words(core, &set)?);
             let span_ns = run.arrivals.last().map_or(0, |a| a.at_ns);
             println!(
-                "simulated {} with {aqm} (seed {seed}): {} arrivals in {:.3} s; streaming {} of them \
+                "simulated {} with {} (seed {seed}): {} arrivals in {:.3} s; streaming {} of them \
                  ({:.3} s simulated) at {speed}x, link {} Mbit/s",
                 run.label,
+                run.aqm,
                 run.total_arrivals,
                 run.duration_ns as f64 * 1e-9,
                 run.arrivals.len(),
                 span_ns as f64 * 1e-9,
                 run.rate_bps as f64 / 1e6
             );
-            let mut sim = [0usize; 4];
-            for a in &run.arrivals {
-                sim[a.sim_code as usize & 3] += 1;
-            }
             println!(
-                "simulator: {} enqueued, {} marked, {} dropped by the AQM, {} tail drops",
-                sim[0], sim[1], sim[2], sim[3]
+                "board:     the {core} line card with {}",
+                if run.same_aqm {
+                    "the simulated AQM's parameters"
+                } else {
+                    "its default parameters (the simulated AQM is another)"
+                }
+            );
+            println!(
+                "simulator: {}",
+                Fates::tally(run.arrivals.iter().map(|a| a.sim_fate))
             );
             c.timeout = Duration::from_secs(1);
             let rec = stream_paced(c, &params, &run.arrivals, speed, Duration::from_millis(50))
                 .map_err(e)?;
-            let mut by = [0usize; 4];
-            for v in &rec.verdicts {
-                by[v.code as usize & 3] += 1;
-            }
-            println!(
-                "board:     {} enqueued, {} marked, {} early drops, {} tail drops; {} departures",
-                by[0],
-                by[1],
-                by[2],
-                by[3],
-                rec.departures.len()
-            );
-            let s = check_stream(&rec, &run.descriptors())?;
+            let descs = run.descriptors();
+            println!("board:     {}", board_outcome(core, &rec, &descs));
+            let s = check_stream(&rec, &descs)?;
             println!(
                 "golden model: every verdict and departure identical ({} verdicts, {} departures, {} cycles \
                  replayed)",
@@ -290,16 +318,11 @@ fn run<T: Transport>(c: &mut Client<T>, cmd: Cmd) -> Result<(), String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = if cli.sim {
-        run(
-            &mut Client::new(SimTransport::new(
-                aqm_verilated::BOARD_SIM_CPB,
-                aqm_verilated::BOARD_SIM_NSPC,
-            )),
-            cli.cmd,
-        )
+        let core = cli.core.unwrap_or(BoardCore::Pie);
+        run(&mut Client::new(SimTransport::new(core)), cli.core, cli.cmd)
     } else {
         match SerialTransport::open(&cli.port, cli.baud) {
-            Ok(t) => run(&mut Client::new(t), cli.cmd),
+            Ok(t) => run(&mut Client::new(t), cli.core, cli.cmd),
             Err(err) => Err(err.to_string()),
         }
     };

@@ -1,29 +1,33 @@
 //! A network-simulator run's descriptor trace, streamed to the board at the simulator's pace.
 //!
 //! [`simulate`] runs a named scenario of `aqm-netsim` and records every packet offered to the bottleneck
-//! AQM: its arrival time, length and ECN field (and the simulator's verdict, for comparison).
-//! [`stream_paced`] then offers those descriptors to the board's core at the same times (scaled by
-//! `speed`), with the core configured as the simulated AQM and its link model at the scenario's rate, and
-//! collects the board's verdicts and departures; [`crate::stream::check_stream`] checks them bit for bit
-//! against the golden model of the core.
+//! AQM: its arrival time, length and ECN field (and what the simulator's AQM did with it, for
+//! comparison). [`stream_paced`] then offers those descriptors to the board's core at the same times
+//! (scaled by `speed`), with the core configured as the simulated AQM (PIE or DualPI2, whichever the
+//! board carries) and its link model at the scenario's rate, and collects the board's verdicts and
+//! departures; [`crate::stream::check_stream`] checks them bit for bit against the golden model of the
+//! core.
 //!
 //! The board's verdicts need not be the simulator's: the board sees the arrivals without the simulator's
 //! feedback loop, a little later than scheduled (the UART), and drains them with its own link model. What
 //! must hold exactly is that the board does what the golden core model does with the same inputs.
 
+use crate::board_core::BoardCore;
 use crate::client::{Client, ClientError};
-use crate::stream::StreamRecord;
+use crate::stream::{Fate, StreamRecord};
 use crate::tc::link_byte_time;
 use crate::transport::Transport;
-use aqm_golden::pie::regs::addr;
+use aqm_golden::dualpi2::params::HARDWARE_PARAMS;
+use aqm_golden::dualpi2::DualPi2Params;
 use aqm_golden::pie::PieParams;
-use aqm_golden::{Admission, DropReason};
+use aqm_golden::{dualpi2, pie, Admission, DropReason};
 use aqm_hil::PieHw;
-use aqm_netsim::registry::{pie_params, AqmSpec, Params, Registry};
+use aqm_netsim::registry::{dualpi2_params_over, pie_params, AqmSpec, Params, Registry};
 use aqm_netsim::runner::run_one_recorded;
 use aqm_netsim::scenario::{named, NAMED};
 use aqm_netsim::trace::AqmEvent;
 use aqm_protocol::{Descriptor, MAX_INJECT};
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// Which run to take the trace of.
@@ -33,7 +37,9 @@ pub struct SimRunOptions {
     pub scenario: String,
     /// The sweep point, 0 for a scenario without a sweep.
     pub point: usize,
-    /// The AQM of the simulated run, `NAME[:key=value,...]`; a PIE spec also configures the board.
+    /// The AQM of the simulated run, `NAME[:key=value,...]`; a spec of the board's AQM (`pie` or
+    /// `pie (hw)` for the PIE core, `dualpi2` or `dualpi2 (hw)` for the DualPI2 core) also configures
+    /// the board.
     pub aqm: String,
     pub seed: u64,
     /// Multiplies the scenario's durations.
@@ -49,8 +55,25 @@ pub struct Arrival {
     pub at_ns: u64,
     pub len: u16,
     pub ecn: u8,
-    /// The simulator's verdict code (0 enqueued, 1 marked, 2 dropped by the AQM, 3 tail drop).
-    pub sim_code: u8,
+    /// What the simulator's AQM did with it.
+    pub sim_fate: Fate,
+}
+
+/// The parameters of the board's core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoreParams {
+    Pie(PieParams),
+    DualPi2(DualPi2Params),
+}
+
+impl CoreParams {
+    /// The core's parameters after a reset.
+    pub fn defaults(core: BoardCore) -> CoreParams {
+        match core {
+            BoardCore::Pie => CoreParams::Pie(PieParams::default()),
+            BoardCore::DualPi2 => CoreParams::DualPi2(HARDWARE_PARAMS),
+        }
+    }
 }
 
 /// A simulated run's descriptor trace and the board configuration that goes with it.
@@ -58,30 +81,45 @@ pub struct Arrival {
 pub struct SimRun {
     /// `mix`, `l4s rtt=20ms`, ...
     pub label: String,
+    /// The simulated AQM as it ran, `NAME[:key=value,...]` (for DualPI2, with the hardware's limits).
+    pub aqm: String,
+    /// The simulated AQM is the board's core, and the board gets its parameters (otherwise the core's
+    /// defaults).
+    pub same_aqm: bool,
     pub seed: u64,
     pub rate_bps: u64,
     pub duration_ns: u64,
     /// Every arrival of the run (before `max` is applied).
     pub total_arrivals: usize,
     pub arrivals: Vec<Arrival>,
-    /// The PIE parameters the board gets (the simulated AQM's, or the defaults for another AQM).
-    pub params: PieParams,
+    /// The parameters the board's core gets.
+    pub params: CoreParams,
 }
 
 impl SimRun {
-    /// Register writes that configure the board's core: the PIE parameters, the generator seeded as the
-    /// simulator seeds PIE, and the link model at the scenario's rate.
+    /// Register writes that configure the board's core: its parameters, the generator seeded as the
+    /// simulator seeds the AQM, and the link model at the scenario's rate.
     pub fn register_writes(&self) -> Vec<(u8, u32)> {
-        let mut w: Vec<(u8, u32)> = PieHw {
-            params: self.params,
-            seed: self.seed,
-        }
-        .register_writes()
-        .into_iter()
-        .filter(|&(_, a, _)| a != addr::LINK_BYTE_TIME)
-        .map(|(_, a, v)| (a, v))
-        .collect();
-        w.push((addr::LINK_BYTE_TIME, link_byte_time(self.rate_bps)));
+        let (writes, link) = match &self.params {
+            CoreParams::Pie(params) => (
+                PieHw {
+                    params: *params,
+                    seed: self.seed,
+                }
+                .register_writes(),
+                pie::regs::addr::LINK_BYTE_TIME,
+            ),
+            CoreParams::DualPi2(params) => (
+                dualpi2::core::driver::register_writes(params, self.seed),
+                dualpi2::regs::addr::LINK_BYTE_TIME,
+            ),
+        };
+        let mut w: Vec<(u8, u32)> = writes
+            .into_iter()
+            .filter(|&(_, a, _)| a != link)
+            .map(|(_, a, v)| (a, v))
+            .collect();
+        w.push((link, link_byte_time(self.rate_bps)));
         w
     }
 
@@ -106,17 +144,60 @@ impl SimRun {
     }
 }
 
-fn code(a: &Admission) -> u8 {
-    match a {
-        Admission::Enqueued => 0,
-        Admission::Marked(_) => 1,
-        Admission::Dropped(DropReason::Overlimit) => 3,
-        Admission::Dropped(_) => 2,
+/// The fate of a packet the AQM dropped: a limit's drop or the AQM's own.
+fn drop_fate(r: DropReason) -> Fate {
+    match r {
+        DropReason::Overlimit => Fate::TailDrop,
+        _ => Fate::AqmDrop,
     }
 }
 
-/// Runs the scenario and records what arrived at the AQM.
-pub fn simulate(o: &SimRunOptions) -> Result<SimRun, String> {
+/// The simulated AQM's spec and the board's parameters, for a board with `core`. A spec of the board's
+/// AQM gives its parameters to the board; DualPI2's are taken over the hardware's defaults, and the
+/// simulated DualPI2 runs with the same limit and per-queue capacity (the descriptor memory of the
+/// core: 2 x 512), so that the board has exactly the simulated parameters.
+fn board_params(spec: &AqmSpec, core: BoardCore) -> Result<(AqmSpec, CoreParams, bool), String> {
+    let e = |e: aqm_netsim::registry::RegistryError| e.to_string();
+    match (core, spec.name.as_str()) {
+        (BoardCore::Pie, "pie" | "pie (hw)") => {
+            let mut p = Params::new(&spec.name, &spec.params);
+            let params = pie_params(&mut p).map_err(e)?;
+            p.finish().map_err(e)?;
+            if params.bytemode {
+                return Err(
+                    "bytemode: the board's core is built without the bytemode multiplier".into(),
+                );
+            }
+            Ok((spec.clone(), CoreParams::Pie(params), true))
+        }
+        (BoardCore::DualPi2, "dualpi2" | "dualpi2 (hw)") => {
+            let mut p = Params::new(&spec.name, &spec.params);
+            let params = dualpi2_params_over(&mut p, HARDWARE_PARAMS).map_err(e)?;
+            p.finish().map_err(e)?;
+            params.validate_hardware().map_err(|err| {
+                format!(
+                    "{spec}: {err} (the DualPI2 core holds at most {} packets, {} per queue)",
+                    dualpi2::params::range::HW_LIMIT.1,
+                    HARDWARE_PARAMS.queue_capacity
+                )
+            })?;
+            let mut sim = spec.clone();
+            for (k, v) in [
+                ("limit", params.limit),
+                ("queue_capacity", params.queue_capacity),
+            ] {
+                if !sim.params.iter().any(|(pk, _)| pk == k) {
+                    sim.params.push((k.into(), v.to_string()));
+                }
+            }
+            Ok((sim, CoreParams::DualPi2(params), true))
+        }
+        _ => Ok((spec.clone(), CoreParams::defaults(core), false)),
+    }
+}
+
+/// Runs the scenario and records what arrived at the AQM; the board's core is `core`.
+pub fn simulate(o: &SimRunOptions, core: BoardCore) -> Result<SimRun, String> {
     let mut s = named(&o.scenario).ok_or_else(|| {
         format!(
             "unknown scenario {:?}; named scenarios: {}",
@@ -146,40 +227,64 @@ pub fn simulate(o: &SimRunOptions) -> Result<SimRun, String> {
         )
     })?;
     let spec = AqmSpec::parse(&o.aqm).map_err(|e| e.to_string())?;
-    let params = if spec.name == "pie" || spec.name == "pie (hw)" {
-        let mut p = Params::new(&spec.name, &spec.params);
-        let params = pie_params(&mut p).map_err(|e| e.to_string())?;
-        p.finish().map_err(|e| e.to_string())?;
-        params
-    } else {
-        PieParams::default()
-    };
-    if params.bytemode {
-        return Err("bytemode: the board's core is built without the bytemode multiplier".into());
-    }
+    let (spec, params, same_aqm) = board_params(&spec, core)?;
     let (_, _, events) = run_one_recorded(&point.spec, &Registry::with_builtins(), &spec, o.seed)
         .map_err(|e| e.to_string())?;
     let mut arrivals = vec![];
+    // Arrivals by packet id, to follow them to their dequeue.
+    let mut by_id = HashMap::new();
     for e in &events {
-        if let AqmEvent::Enqueue {
-            at_ns,
-            pkt,
-            admission,
-            ..
-        } = e
-        {
-            let len = u16::try_from(pkt.len).map_err(|_| {
-                format!(
-                    "packet {} is {} bytes: a descriptor takes at most 65535",
-                    pkt.id, pkt.len
-                )
-            })?;
-            arrivals.push(Arrival {
-                at_ns: *at_ns,
-                len,
-                ecn: pkt.ecn.bits(),
-                sim_code: code(admission),
-            });
+        match e {
+            AqmEvent::Enqueue {
+                at_ns,
+                pkt,
+                admission,
+                pushed_out,
+            } => {
+                let len = u16::try_from(pkt.len).map_err(|_| {
+                    format!(
+                        "packet {} is {} bytes: a descriptor takes at most 65535",
+                        pkt.id, pkt.len
+                    )
+                })?;
+                by_id.insert(pkt.id, arrivals.len());
+                arrivals.push(Arrival {
+                    at_ns: *at_ns,
+                    len,
+                    ecn: pkt.ecn.bits(),
+                    sim_fate: match admission {
+                        Admission::Enqueued => Fate::Queued,
+                        Admission::Marked(_) => Fate::Marked,
+                        Admission::Dropped(r) => drop_fate(*r),
+                    },
+                });
+                for d in pushed_out {
+                    if let Some(&k) = by_id.get(&d.pkt.id) {
+                        arrivals[k].sim_fate = drop_fate(d.reason);
+                    }
+                }
+            }
+            AqmEvent::Dequeue {
+                departure, drops, ..
+            } => {
+                for d in drops {
+                    if let Some(&k) = by_id.get(&d.pkt.id) {
+                        arrivals[k].sim_fate = drop_fate(d.reason);
+                    }
+                }
+                if let Some(d) = departure {
+                    if let Some(&k) = by_id.get(&d.pkt.id) {
+                        let a: &mut Arrival = &mut arrivals[k];
+                        if a.sim_fate == Fate::Queued {
+                            a.sim_fate = if d.mark.is_some() {
+                                Fate::Marked
+                            } else {
+                                Fate::Sent
+                            };
+                        }
+                    }
+                }
+            }
         }
     }
     let total_arrivals = arrivals.len();
@@ -193,6 +298,8 @@ pub fn simulate(o: &SimRunOptions) -> Result<SimRun, String> {
     };
     Ok(SimRun {
         label,
+        aqm: spec.to_string(),
+        same_aqm,
         seed: o.seed,
         rate_bps: point.spec.rate_bps,
         duration_ns: point.spec.duration_ns,

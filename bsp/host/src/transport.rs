@@ -1,6 +1,7 @@
 //! Byte transports to the board: a serial port, or the Verilated board top driven bit by bit.
 
-use aqm_verilated::VerilatedBoard;
+use crate::board_core::BoardCore;
+use aqm_verilated::{VerilatedBoard, BOARD_SIM_CPB, BOARD_SIM_NSPC};
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
@@ -66,8 +67,9 @@ impl Transport for SerialTransport {
     }
 }
 
-/// The Verilated board top with a software UART on each line, at `cycles_per_bit` cycles per bit. Board
-/// time advances only when the host waits for bytes, by `ns_per_cycle` per clock cycle.
+/// A Verilated board top (the PIE or the DualPI2 line card) with a software UART on each line, at the
+/// simulation build's cycles per bit. Board time advances only when the host waits for bytes, by the
+/// board's ns per clock cycle.
 pub struct SimTransport {
     board: VerilatedBoard,
     cycles_per_bit: u64,
@@ -84,12 +86,16 @@ pub struct SimTransport {
 }
 
 impl SimTransport {
-    /// A freshly reset board.
-    pub fn new(cycles_per_bit: u64, ns_per_cycle: u64) -> SimTransport {
+    /// A freshly reset line card with the `core`.
+    pub fn new(core: BoardCore) -> SimTransport {
+        let board = match core {
+            BoardCore::Pie => VerilatedBoard::pie(),
+            BoardCore::DualPi2 => VerilatedBoard::dualpi2(),
+        };
         let mut t = SimTransport {
-            board: VerilatedBoard::new(),
-            cycles_per_bit,
-            ns_per_cycle,
+            board,
+            cycles_per_bit: BOARD_SIM_CPB,
+            ns_per_cycle: BOARD_SIM_NSPC,
             out: VecDeque::new(),
             tx_bits: VecDeque::new(),
             tx_left: 0,

@@ -1,28 +1,37 @@
-//! A network-simulator run's descriptor trace through the Verilated board top, end to end: simulated,
-//! streamed over the UART at the simulator's pace, and checked against the golden model bit for bit.
+//! A network-simulator run's descriptor trace through the Verilated board tops (the PIE and the DualPI2
+//! line card), end to end: simulated, streamed over the UART at the simulator's pace, and checked against
+//! the golden model bit for bit; and the check's mismatch reports.
 
+use aqm_golden::dualpi2;
 use aqm_golden::pie::regs::addr;
+use aqm_host::board_core::BoardCore::{DualPi2, Pie};
 use aqm_host::client::Client;
-use aqm_host::sim_trace::{simulate, stream_paced, SimRunOptions};
-use aqm_host::stream::check_stream;
+use aqm_host::sim_trace::{simulate, stream_paced, CoreParams, SimRun, SimRunOptions};
+use aqm_host::stream::{check_stream, StreamRecord};
+use aqm_host::tc::{link_byte_time, parse_set};
 use aqm_host::transport::SimTransport;
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Duration;
 
-fn options(scenario: &str, max: usize) -> SimRunOptions {
+fn options(scenario: &str, aqm: &str, max: usize) -> SimRunOptions {
     SimRunOptions {
         scenario: scenario.into(),
         point: 0,
-        aqm: "pie".into(),
+        aqm: aqm.into(),
         seed: 1,
         time_scale: 0.1,
         max: Some(max),
     }
 }
 
+fn words(s: &str) -> Vec<String> {
+    s.split_whitespace().map(String::from).collect()
+}
+
 #[test]
 fn a_simulated_run_streamed_at_its_own_pace_matches_the_golden_model() {
-    let run = simulate(&options("mix", 300)).unwrap();
+    let run = simulate(&options("mix", "pie", 300), Pie).unwrap();
     assert_eq!(run.arrivals.len(), 300);
     assert!(run.total_arrivals > 300);
     assert!(run.arrivals.windows(2).all(|w| w[0].at_ns <= w[1].at_ns));
@@ -32,10 +41,7 @@ fn a_simulated_run_streamed_at_its_own_pace_matches_the_golden_model() {
     assert!(params.contains(&(addr::LINK_BYTE_TIME, 102_400)));
     params.push((addr::LIMIT, 20));
     let speed = 10.0;
-    let mut c = Client::new(SimTransport::new(
-        aqm_verilated::BOARD_SIM_CPB,
-        aqm_verilated::BOARD_SIM_NSPC,
-    ));
+    let mut c = Client::new(SimTransport::new(Pie));
     c.timeout = Duration::from_millis(50);
     let rec = stream_paced(
         &mut c,
@@ -54,6 +60,120 @@ fn a_simulated_run_streamed_at_its_own_pace_matches_the_golden_model() {
         assert!(v.accepted_ns >= due, "{v:?} {a:?}");
         assert!(v.accepted_ns < due + 2_000_000, "{v:?} {a:?}");
     }
+}
+
+/// A DualPI2 run streamed once, for the tests that check it and tamper with it.
+struct DualPi2Stream {
+    run: SimRun,
+    rec: StreamRecord,
+}
+
+/// The l4s scenario (a scalable, a Reno and a CUBIC flow at 40 Mbit/s) with the simulated DualPI2, its
+/// first 300 arrivals streamed at 10 times the simulated pace to the DualPI2 line card.
+fn dualpi2_stream() -> &'static DualPi2Stream {
+    static STREAM: OnceLock<DualPi2Stream> = OnceLock::new();
+    STREAM.get_or_init(|| {
+        let run = simulate(&options("l4s", "dualpi2", 300), DualPi2).unwrap();
+        // The board as the simulated DualPI2, with the limit cut down so that arrivals ten times faster
+        // than simulated overflow it, and p' held at 50 % (the first update is 16 ms after START): C
+        // packets are dropped at dequeue with p'^2 = 25 %, L packets marked with k p' = 100 %.
+        let mut params = run.register_writes();
+        params.extend(parse_set(DualPi2, &words("limit 24 prob 50%")).unwrap());
+        let mut c = Client::new(SimTransport::new(DualPi2));
+        c.timeout = Duration::from_millis(50);
+        let rec = stream_paced(
+            &mut c,
+            &params,
+            &run.arrivals,
+            10.0,
+            Duration::from_millis(5),
+        )
+        .unwrap();
+        DualPi2Stream { run, rec }
+    })
+}
+
+#[test]
+fn a_simulated_dualpi2_run_streamed_at_its_own_pace_matches_the_golden_model() {
+    let DualPi2Stream { run, rec } = dualpi2_stream();
+    // The simulated DualPI2 ran with the core's limits, and the board gets exactly its parameters.
+    assert_eq!(run.aqm, "dualpi2:limit=1024,queue_capacity=512");
+    assert_eq!(
+        run.params,
+        CoreParams::DualPi2(dualpi2::params::HARDWARE_PARAMS)
+    );
+    assert!(run.same_aqm);
+    let writes = run.register_writes();
+    assert!(writes.contains(&(dualpi2::regs::addr::K, 2)));
+    assert!(writes.contains(&(
+        dualpi2::regs::addr::LINK_BYTE_TIME,
+        link_byte_time(40_000_000)
+    )));
+    let s = check_stream(rec, &run.descriptors()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((s.core, s.verdicts), (DualPi2, 300));
+    // Both queues, tail drops at enqueue, drops and marks at dequeue.
+    assert!(s.to_l > 0 && s.to_l < 300, "{s:?}");
+    assert!(s.by_code[3] > 0 && s.dequeue_drops > 0, "{s:?}");
+    assert!(s.fates.marked > 0 && s.fates.sent > 0, "{s:?}");
+}
+
+#[test]
+fn a_tampered_verdict_or_departure_is_reported_with_its_descriptor_and_field() {
+    let DualPi2Stream { run, rec } = dualpi2_stream();
+    let descs = run.descriptors();
+    // A C verdict turned into an L one.
+    let j = (100..)
+        .find(|&j| rec.verdicts[j].queue == 0)
+        .expect("a C verdict");
+    let mut bad = rec.clone();
+    bad.verdicts[j].queue = 1;
+    let e = check_stream(&bad, &descs).unwrap_err();
+    eprintln!("{e}");
+    assert!(
+        e.contains(&format!("descriptor {j} (tag {j}, "))
+            && e.contains("its verdict: queue: board L, golden C")
+            && e.contains("in all 1 of 300 verdicts and 0 of"),
+        "{e}"
+    );
+    // A packet sent, reported as dropped at dequeue.
+    let k = (rec.departures.len() / 2..)
+        .find(|&k| !rec.departures[k].dropped)
+        .expect("a departure that was sent");
+    let mut bad = rec.clone();
+    bad.departures[k].dropped = true;
+    let e = check_stream(&bad, &descs).unwrap_err();
+    eprintln!("{e}");
+    let tag = rec.departures[k].tag;
+    assert!(
+        e.contains(&format!("descriptor {tag} (tag {tag}, "))
+            && e.contains(&format!(
+                "departure {k}: dropped at dequeue: board yes, golden no"
+            ))
+            && e.contains("in all 0 of 300 verdicts and 1 of"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_corrupted_golden_parameter_is_reported_where_it_first_shows() {
+    let DualPi2Stream { run, rec } = dualpi2_stream();
+    // The golden model is told LIMIT 23 where the board took 24: it tail-drops an arrival the board
+    // enqueued, and everything after may differ.
+    let mut bad = rec.clone();
+    let w = bad
+        .writes
+        .iter_mut()
+        .rfind(|w| w.1 == dualpi2::regs::addr::LIMIT)
+        .expect("a LIMIT write");
+    assert_eq!(w.2, 24);
+    w.2 = 23;
+    let e = check_stream(&bad, &run.descriptors()).unwrap_err();
+    eprintln!("{e}");
+    assert!(
+        e.contains("differ, first at cycle")
+            && e.contains("its verdict: code: board 0 (enqueue), golden 3 (tail drop)"),
+        "{e}"
+    );
 }
 
 fn host(args: &[&str]) -> (bool, String, String) {
@@ -105,6 +225,36 @@ fn the_command_streams_a_scenario_and_reports_the_comparison() {
 }
 
 #[test]
+fn the_command_serves_the_dualpi2_line_card_too() {
+    let (ok, out, err) = host(&[
+        "--sim",
+        "--core",
+        "dualpi2",
+        "sim-stream",
+        "l4s",
+        "--time-scale",
+        "0.1",
+        "--max",
+        "150",
+        "--speed",
+        "4",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("simulated l4s rtt=20ms with dualpi2:limit=1024,queue_capacity=512"),
+        "{out}"
+    );
+    assert!(
+        out.contains("the DualPI2 line card with the simulated AQM's parameters"),
+        "{out}"
+    );
+    assert!(
+        out.contains("every verdict and departure identical (150 verdicts"),
+        "{out}"
+    );
+}
+
+#[test]
 fn bad_input_is_a_clear_error() {
     for (args, want) in [
         (vec!["nosuch"], "unknown scenario"),
@@ -114,6 +264,25 @@ fn bad_input_is_a_clear_error() {
         (vec!["mix", "--speed", "0"], "--speed"),
         (vec!["mix", "--time-scale=-1"], "--time-scale"),
         (vec!["mix", "--max", "5", "--set", "limit 0"], "LIMIT"),
+        (
+            vec!["--core", "dualpi2", "l4s", "--aqm", "dualpi2:limit=5000"],
+            "limit = 5000 is out of range: expected 1..=1024",
+        ),
+        (
+            vec![
+                "--core",
+                "dualpi2",
+                "l4s",
+                "--aqm",
+                "dualpi2:queue_capacity=100",
+            ],
+            "queue_capacity",
+        ),
+        (
+            vec!["--core", "dualpi2", "l4s", "--set", "coupling_factor 0"],
+            "K = 0",
+        ),
+        (vec!["--core", "codel", "mix"], "pie or dualpi2"),
     ] {
         let mut a = vec!["--sim", "sim-stream"];
         a.extend(args.iter());

@@ -50,6 +50,7 @@ macro_rules! design {
 design!(PIE_CORE, pie_core);
 design!(DUALPI2_CORE, dualpi2_core);
 design!(BOARD_PIE_SIM, board_pie_sim);
+design!(BOARD_DUALPI2_SIM, board_dualpi2_sim);
 
 /// A port of a model, resolved once by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -349,8 +350,8 @@ impl VerilatedCore {
     }
 }
 
-/// The Verilated board top (`board_pie_sim`: the board's logic with the PLL bypassed and a 4-cycle UART
-/// bit), one clock cycle per [`step`](VerilatedBoard::step).
+/// A Verilated board top (`board_pie_sim` or `board_dualpi2_sim`: the line card's logic around its core,
+/// with the PLL bypassed and a 4-cycle UART bit), one clock cycle per [`step`](VerilatedBoard::step).
 pub struct VerilatedBoard {
     m: Model,
     rst_n: PortId,
@@ -359,15 +360,18 @@ pub struct VerilatedBoard {
     leds: PortId,
 }
 
-impl Default for VerilatedBoard {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl VerilatedBoard {
-    pub fn new() -> VerilatedBoard {
-        let m = Model::new(&BOARD_PIE_SIM);
+    /// The PIE line card (`board_pie_sim`).
+    pub fn pie() -> VerilatedBoard {
+        VerilatedBoard::with(Model::new(&BOARD_PIE_SIM))
+    }
+
+    /// The DualPI2 line card (`board_dualpi2_sim`).
+    pub fn dualpi2() -> VerilatedBoard {
+        VerilatedBoard::with(Model::new(&BOARD_DUALPI2_SIM))
+    }
+
+    fn with(m: Model) -> VerilatedBoard {
         let [rst_n, usb_rx, usb_tx, leds] = ids(&m, ["rst_n", "usb_rx", "usb_tx", "leds"]);
         VerilatedBoard {
             m,
