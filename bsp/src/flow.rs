@@ -23,7 +23,7 @@ pub struct ClockTiming {
 /// The AQM core a line card carries (a build option: both do not fit the HX8K at once).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BoardCore {
-    /// PIE without the bytemode multiplier (`PieCore<PIE_LITE>`).
+    /// PIE, bytemode multiplier included (`PieCore<PIE_FULL>`).
     Pie,
     DualPi2,
 }
@@ -44,7 +44,7 @@ impl BoardCore {
 
     fn describe(self) -> &'static str {
         match self {
-            BoardCore::Pie => "the PIE core alone (lite: no bytemode multiplier)",
+            BoardCore::Pie => "the PIE core alone",
             BoardCore::DualPi2 => "the DualPI2 core alone",
         }
     }
@@ -53,7 +53,7 @@ impl BoardCore {
     fn core(self) -> Emitted {
         match self {
             BoardCore::Pie => emit(aqm_hdl::pie::core::PieCore::<
-                { aqm_hdl::pie::core::PIE_LITE },
+                { aqm_hdl::pie::core::PIE_FULL },
             >::default()),
             BoardCore::DualPi2 => emit(aqm_hdl::dualpi2::DualPi2Core::default()),
         }

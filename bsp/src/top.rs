@@ -259,7 +259,7 @@ macro_rules! board_top {
 board_top!(
     BoardPie,
     PllClock,
-    aqm_hdl::pie::core::PieCore<{ aqm_hdl::pie::core::PIE_LITE }>,
+    aqm_hdl::pie::core::PieCore<{ aqm_hdl::pie::core::PIE_FULL }>,
     aqm_hdl::pie::ingress::VERDICT_LATENCY,
     aqm_golden::pie::regs::PIE_ID as u64,
     aqm_golden::pie::regs::CAPACITY as u64
@@ -268,7 +268,7 @@ board_top!(
 board_top!(
     BoardPieSim,
     DirectClock,
-    aqm_hdl::pie::core::PieCore<{ aqm_hdl::pie::core::PIE_LITE }>,
+    aqm_hdl::pie::core::PieCore<{ aqm_hdl::pie::core::PIE_FULL }>,
     aqm_hdl::pie::ingress::VERDICT_LATENCY,
     aqm_golden::pie::regs::PIE_ID as u64,
     aqm_golden::pie::regs::CAPACITY as u64

@@ -15,7 +15,7 @@ use std::fmt;
 /// The AQM core of a line card.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BoardCore {
-    /// The lite PIE core (`PieCore<PIE_LITE>`: no bytemode multiplier), one queue of 1024 descriptors.
+    /// The PIE core (`PieCore<PIE_FULL>`, bytemode multiplier included), one queue of 1024 descriptors.
     Pie,
     /// The DualPI2 core: an L and a C queue of 512 descriptors each; AQM drops and marks at dequeue.
     DualPi2,
@@ -94,7 +94,7 @@ impl BoardCore {
     /// The golden cycle model of the core, as after power-on.
     pub fn golden(self) -> GoldenCore {
         match self {
-            BoardCore::Pie => GoldenCore::Pie(PieCoreModel::lite()),
+            BoardCore::Pie => GoldenCore::Pie(PieCoreModel::new()),
             BoardCore::DualPi2 => GoldenCore::DualPi2(DualPi2CoreModel::new()),
         }
     }
@@ -122,6 +122,17 @@ impl GoldenCore {
         match self {
             GoldenCore::Pie(m) => m.step(i),
             GoldenCore::DualPi2(m) => m.step(i),
+        }
+    }
+
+    /// Cycles beyond the core's fixed verdict latency (HELLO's) that a descriptor of `len` bytes
+    /// accepted now takes to its verdict: a PIE bytemode packet's multiplier holds the pipeline. The
+    /// bridge stamps a verdict with its time less the fixed latency, so such a packet's stamp is this
+    /// much later than its acceptance.
+    pub fn extra_verdict_latency(&self, len: u16) -> u64 {
+        match self {
+            GoldenCore::Pie(m) => m.verdict_latency(len) - aqm_golden::pie::core::VERDICT_LATENCY,
+            GoldenCore::DualPi2(_) => 0,
         }
     }
 }

@@ -163,11 +163,6 @@ fn board_params(spec: &AqmSpec, core: BoardCore) -> Result<(AqmSpec, CoreParams,
             let mut p = Params::new(&spec.name, &spec.params);
             let params = pie_params(&mut p).map_err(e)?;
             p.finish().map_err(e)?;
-            if params.bytemode {
-                return Err(
-                    "bytemode: the board's core is built without the bytemode multiplier".into(),
-                );
-            }
             Ok((spec.clone(), CoreParams::Pie(params), true))
         }
         (BoardCore::DualPi2, "dualpi2" | "dualpi2 (hw)") => {

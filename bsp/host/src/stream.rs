@@ -5,7 +5,7 @@
 //! with the time the core took it, each descriptor with the time it was accepted (its verdict's time less
 //! the verdict latency); `out_ready` is always high (see bsp/src/bridge.rs). From those the host rebuilds
 //! the core's input on every cycle and runs the golden model of the core HELLO names
-//! ([`crate::board_core::GoldenCore`]: the lite PIE core or the DualPI2 core) through the same cycles:
+//! ([`crate::board_core::GoldenCore`]: the PIE core or the DualPI2 core) through the same cycles:
 //! its verdicts and departures (with the DualPI2 core's drops at dequeue, its queue bits and every
 //! sojourn) must be the board's, bit for bit.
 
@@ -352,7 +352,8 @@ pub fn check_stream(rec: &StreamRecord, descs: &[(u16, u8)]) -> Result<CheckSumm
             rec.verdicts.len()
         ));
     }
-    // Verdict k says when descriptor k was accepted; the core takes one descriptor per cycle, in order.
+    // Verdict k says when descriptor k was accepted (a PIE bytemode packet: that many cycles later, see
+    // `GoldenCore::extra_verdict_latency`); the core takes one descriptor per cycle at most, in order.
     let mut accepts = Vec::with_capacity(descs.len());
     for (k, v) in rec.verdicts.iter().enumerate() {
         let c = cycle_of(v.accepted_ns)?;
@@ -402,7 +403,7 @@ pub fn check_stream(rec: &StreamRecord, descs: &[(u16, u8)]) -> Result<CheckSumm
             i.reg_wdata = v;
         }
         let offered = match accepts.get(next) {
-            Some(&(ac, k)) if ac == c => {
+            Some(&(ac, k)) if ac.saturating_sub(golden.extra_verdict_latency(descs[k].0)) == c => {
                 next += 1;
                 let (len, ecn) = descs[k];
                 i.in_valid = true;

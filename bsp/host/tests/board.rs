@@ -164,6 +164,28 @@ fn bad_frames_are_answered_with_errors_and_change_nothing() {
 }
 
 #[test]
+fn an_inject_frame_that_is_not_whole_descriptors_is_refused_and_injects_nothing() {
+    let mut c = board();
+    c.start().unwrap();
+    // INJECT carries 1 to 32 descriptors of 5 bytes: anything else is a bad payload.
+    for len in [0usize, 4, 7, 11, 159, 165, 255] {
+        expect_error(
+            c.raw(&Frame::new(cmd::INJECT, vec![0x40; len]).encode()),
+            ErrorCode::BadPayload,
+        );
+    }
+    assert_eq!(c.read(addr::PKTS_IN).unwrap(), 0);
+    // Whole descriptors are taken, the longest frame included.
+    let d = Descriptor {
+        len: 64,
+        ecn: 0,
+        tag: 1,
+    };
+    c.inject(&[d; 32]).unwrap();
+    assert_eq!(c.read(addr::PKTS_IN).unwrap(), 32);
+}
+
+#[test]
 fn injected_descriptors_get_verdicts_and_depart() {
     let mut c = board();
     c.start().unwrap();

@@ -71,9 +71,21 @@ impl PieCoreModel {
         m
     }
 
-    /// The core without it (`PieCore<PIE_LITE>`, the HX8K board build): BYTEMODE = 1 is refused.
+    /// The core without it (`PieCore<PIE_LITE>`): BYTEMODE = 1 is refused.
     pub fn lite() -> PieCoreModel {
         PieCoreModel::default()
+    }
+
+    /// Cycles from accepting a descriptor of `len` bytes in this cycle to its verdict, with the parameters
+    /// in effect: [`VERDICT_LATENCY`], and [`BYTEMODE_HOLD`] - 1 more for a bytemode packet (its
+    /// multiplier holds stage P0).
+    pub fn verdict_latency(&self, len: u16) -> u64 {
+        let p = self.regs.params();
+        if p.bytemode && (len as u32) <= p.mtu {
+            VERDICT_LATENCY + BYTEMODE_HOLD - 1
+        } else {
+            VERDICT_LATENCY
+        }
     }
 
     /// One clock cycle: the outputs seen during the cycle, then the state after its rising edge.
