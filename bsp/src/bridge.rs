@@ -87,6 +87,8 @@ pub struct Bridge<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u6
     command: DFF<Bits<8>>,
     crc: DFF<Bits<8>>,
     pidx: DFF<Bits<8>>,
+    /// Payload bytes received, modulo 5 (an INJECT payload is whole descriptors).
+    m5: DFF<Bits<3>>,
     idle_cnt: DFF<Bits<16>>,
     fcnt: DFF<Bits<3>>,
     fbase: DFF<Bits<8>>,
@@ -168,6 +170,7 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
             command,
             crc,
             pidx,
+            m5,
             idle_cnt,
             fcnt,
             fbase,
@@ -306,6 +309,7 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
                     self.command.d.next = self.rx_data.val();
                     self.crc.d.next = self.crc_n.val();
                     self.pidx.d.next = 0.into();
+                    self.m5.d.next = 0.into();
                     if self.len.q.val().any() {
                         self.rstate.d.next = RxState::Payload;
                     } else {
@@ -318,6 +322,10 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
                     self.payload.write_enable.next = true;
                     self.crc.d.next = self.crc_n.val();
                     self.pidx.d.next = self.pidx.q.val() + 1;
+                    self.m5.d.next = self.m5.q.val() + 1;
+                    if self.m5.q.val() == 4 {
+                        self.m5.d.next = 0.into();
+                    }
                     if self.pidx.q.val() == (self.len.q.val() - 1) {
                         self.rstate.d.next = RxState::Crc;
                     }
@@ -374,40 +382,8 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
                         self.rstate.d.next = RxState::Respond;
                     }
                 } else if self.command.q.val() == self.c_inject.val() {
-                    // 1..=32 descriptors of 5 bytes.
-                    if (self.len.q.val() == 5)
-                        | (self.len.q.val() == 10)
-                        | (self.len.q.val() == 15)
-                        | (self.len.q.val() == 20)
-                        | (self.len.q.val() == 25)
-                        | (self.len.q.val() == 30)
-                        | (self.len.q.val() == 35)
-                        | (self.len.q.val() == 40)
-                        | (self.len.q.val() == 45)
-                        | (self.len.q.val() == 50)
-                        | (self.len.q.val() == 55)
-                        | (self.len.q.val() == 60)
-                        | (self.len.q.val() == 65)
-                        | (self.len.q.val() == 70)
-                        | (self.len.q.val() == 75)
-                        | (self.len.q.val() == 80)
-                        | (self.len.q.val() == 85)
-                        | (self.len.q.val() == 90)
-                        | (self.len.q.val() == 95)
-                        | (self.len.q.val() == 100)
-                        | (self.len.q.val() == 105)
-                        | (self.len.q.val() == 110)
-                        | (self.len.q.val() == 115)
-                        | (self.len.q.val() == 120)
-                        | (self.len.q.val() == 125)
-                        | (self.len.q.val() == 130)
-                        | (self.len.q.val() == 135)
-                        | (self.len.q.val() == 140)
-                        | (self.len.q.val() == 145)
-                        | (self.len.q.val() == 150)
-                        | (self.len.q.val() == 155)
-                        | (self.len.q.val() == 160)
-                    {
+                    // 1..=32 descriptors of 5 bytes: the payload counted modulo 5 came out even.
+                    if self.len.q.val().any() & (self.len.q.val() <= 160) & (self.m5.q.val() == 0) {
                         self.rstate.d.next = RxState::Fetch;
                     } else {
                         self.fail.next = true;
@@ -432,10 +408,8 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
                         self.re_r.d.next = true;
                         self.rstate.d.next = RxState::ReadWait;
                     } else if self.command.q.val() == self.c_write.val() {
-                        // The core sees the write next cycle, one time step later.
+                        // The core sees the write next cycle (WriteWait's first), one time step later.
                         self.we_r.d.next = true;
-                        self.write_cycle.d.next =
-                            self.now_r.q.val() + bit_cast::<40, 8>(self.nspc.val());
                         self.wait_cnt.d.next = 0.into();
                         self.rstate.d.next = RxState::WriteWait;
                     } else {
@@ -459,6 +433,10 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
             RxState::WriteWait => {
                 // The core applies the write a cycle after taking it and flags a refusal the cycle after.
                 self.wait_cnt.d.next = self.wait_cnt.q.val() + 1;
+                if self.wait_cnt.q.val() == 0 {
+                    // The time of the cycle in which the core takes the write.
+                    self.write_cycle.d.next = self.now_r.q.val();
+                }
                 if self.reg_err.val() {
                     self.fail.next = true;
                     self.fail_code.next = 5.into();
