@@ -13,7 +13,8 @@
 //!
 //! Times are ns since the last START (the core's reset cycle, time 0); the core's `now` advances by
 //! `ns_per_cycle` (HELLO) every clock cycle. With the reported times (START, every WRITE, every verdict,
-//! which comes a fixed latency after its descriptor was accepted) the host can rebuild the core's input
+//! which comes a fixed latency after its descriptor was accepted, or for a PIE bytemode packet 13 cycles
+//! more: its multiplier holds the pipeline) the host can rebuild the core's input
 //! on every cycle and check the board against
 //! the golden cycle model: the board keeps the core's `out_ready` high and admits a descriptor only when
 //! its event buffers have room for everything the core may still report, so nothing else varies.
@@ -234,7 +235,8 @@ pub enum Message {
         count: u8,
     },
     /// A descriptor's verdict: the core's 2-bit verdict code (and, from the DualPI2 core, its class) and
-    /// the time (ns) it came out, `verdict_latency` cycles after the descriptor was accepted.
+    /// the time (ns) it came out, `verdict_latency` cycles after the descriptor was accepted (a PIE
+    /// bytemode packet of at most MTU bytes: 13 cycles more).
     Verdict {
         tag: u16,
         code: u8,
@@ -326,7 +328,7 @@ pub const TABLE: &[MessageDoc] = &[
     MessageDoc { name: "START_OK", direction: "board -> host", cmd: cmd::START | cmd::RESPONSE, payload: "(none)", doc: "done" },
     MessageDoc { name: "INJECT", direction: "host -> board", cmd: cmd::INJECT, payload: "1..=32 x (len u16, ecn u8, tag u16)", doc: "offer descriptors to the core's ingress, in order" },
     MessageDoc { name: "INJECT_OK", direction: "board -> host", cmd: cmd::INJECT | cmd::RESPONSE, payload: "count u8", doc: "all were accepted by the core" },
-    MessageDoc { name: "VERDICT", direction: "board -> host", cmd: cmd::VERDICT, payload: "tag u16, code u8 (bits 1:0 verdict 0 enqueue 1 mark 2 early drop 3 tail drop; bit 2 queue L), time u40 (ns; the descriptor was accepted verdict_latency cycles earlier)", doc: "event: one per accepted descriptor" },
+    MessageDoc { name: "VERDICT", direction: "board -> host", cmd: cmd::VERDICT, payload: "tag u16, code u8 (bits 1:0 verdict 0 enqueue 1 mark 2 early drop 3 tail drop; bit 2 queue L), time u40 (ns; the descriptor was accepted verdict_latency cycles earlier, a PIE bytemode packet of at most MTU bytes 13 cycles more)", doc: "event: one per accepted descriptor" },
     MessageDoc { name: "DEPART", direction: "board -> host", cmd: cmd::DEPART, payload: "tag u16, len u16, flags u8 (bits 1:0 ECN as it left, bit 2 dropped at dequeue, bit 3 queue L), sojourn u40 (ns)", doc: "event: one per enqueued descriptor" },
     MessageDoc { name: "ERROR", direction: "board -> host", cmd: cmd::ERROR, payload: "cmd u8, code u8 (1 bad CRC, 2 truncated, 3 unknown command, 4 bad payload length, 5 register access rejected)", doc: "the frame changed nothing" },
 ];
