@@ -110,6 +110,11 @@ pub struct DualPi2Controller {
     t63: DFF<Bit>,
     hi_any: DFF<Bit>,
     sgn: DFF<Bit>,
+    /// The operand bits of the next step: delay, target, last delay, p'.
+    qb_r: DFF<Bit>,
+    tb_r: DFF<Bit>,
+    lb_r: DFF<Bit>,
+    pb_r: DFF<Bit>,
     pn: DFF<Bits<32>>,
     kon: DFF<Bit>,
     ki: DFF<Bits<6>>,
@@ -120,13 +125,11 @@ pub struct DualPi2Controller {
     raw_c: Signal<Local, Bits<40>>,
     age_l: Signal<Local, Bits<40>>,
     age_c: Signal<Local, Bits<40>>,
-    bi: Signal<Local, Bits<8>>,
-    nm1: Signal<Local, Bits<8>>,
-    nm66: Signal<Local, Bits<8>>,
-    i6: Signal<Local, Bits<6>>,
-    i2b: Signal<Local, Bits<6>>,
-    k7: Signal<Local, Bits<7>>,
-    i2: Signal<Local, Bits<7>>,
+    ix: Signal<Local, Bits<8>>,
+    nm65: Signal<Local, Bits<8>>,
+    nm71: Signal<Local, Bits<8>>,
+    ix6: Signal<Local, Bits<6>>,
+    ip6: Signal<Local, Bits<6>>,
     qb: Signal<Local, Bit>,
     tb: Signal<Local, Bit>,
     lb: Signal<Local, Bit>,
@@ -159,7 +162,7 @@ impl Logic for DualPi2Controller {
         dff_setup!(
             self, clock, state, n, fire_r, dirty, next_r, prob_r, kp_r, ovl_r, last_r, updates_r,
             qd, tgt, ga, gb, gs, dol, kl, capl, br1, br2, mp, d63, neg, ct, cs, t63, hi_any, sgn,
-            pn, kon, ki, kpp, kacc
+            qb_r, tb_r, lb_r, pb_r, pn, kon, ki, kpp, kacc
         );
         self.due.next = self.now40.val() - self.next_r.q.val();
         self.fire_r.d.next = !self.due.val().get_bit(39);
@@ -183,18 +186,26 @@ impl Logic for DualPi2Controller {
             self.age_c.next = self.raw_c.val();
         }
 
-        // The multiplier's bit i: i = n - 1 in the sign pass (steps 1-64), n - 66 in the second.
+        // The operand bits of step n are selected a step ahead, into registers, so that the bit
+        // selection (a 64-way multiplexer on the step counter) is not in front of the adders: the
+        // multiplier's bit i = n - 1 in the sign pass (steps 1-64), n - 66 in the second (66-129); p's
+        // bit n - 72 in the second pass (72-135). The operands hold still from step 0 on.
         // (Slices of expressions are not Verilog: the differences go through signals first.)
-        self.nm1.next = self.n.q.val() - 1;
-        self.nm66.next = self.n.q.val() - 66;
-        self.bi.next = self.nm1.val();
-        if self.n.q.val() >= 66 {
-            self.bi.next = self.nm66.val();
+        self.nm65.next = self.n.q.val() - 65;
+        self.nm71.next = self.n.q.val() - 71;
+        self.ix.next = self.n.q.val();
+        if self.n.q.val() >= 65 {
+            self.ix.next = self.nm65.val();
         }
-        self.i6.next = self.bi.val().get_bits::<6>(0);
-        self.qb.next = self.qd64.val().get_bit(self.i6.val().index());
-        self.tb.next = self.tgt64.val().get_bit(self.i6.val().index());
-        self.lb.next = self.last64.val().get_bit(self.i6.val().index());
+        self.ix6.next = self.ix.val().get_bits::<6>(0);
+        self.ip6.next = self.nm71.val().get_bits::<6>(0);
+        self.qb_r.d.next = self.qd64.val().get_bit(self.ix6.val().index());
+        self.tb_r.d.next = self.tgt64.val().get_bit(self.ix6.val().index());
+        self.lb_r.d.next = self.last64.val().get_bit(self.ix6.val().index());
+        self.pb_r.d.next = self.prob64.val().get_bit(self.ip6.val().index());
+        self.qb.next = self.qb_r.q.val();
+        self.tb.next = self.tb_r.q.val();
+        self.lb.next = self.lb_r.q.val();
         self.d1b.next = self.qb.val() ^ self.tb.val() ^ self.br1.q.val();
         self.d2b.next = self.qb.val() ^ self.lb.val() ^ self.br2.q.val();
         self.addend.next = 0.into();
@@ -208,17 +219,15 @@ impl Logic for DualPi2Controller {
         self.msum.next = self.mp.q.val() + self.addend.val();
 
         // Pass 2, step n = k + 66: bit k of t = delta + 63 (if negative), bit k - 6 of s = p' + t >> 6.
-        self.k7.next = self.nm66.val().get_bits::<7>(0);
-        self.i2.next = self.k7.val() - 6;
-        self.i2b.next = self.i2.val().get_bits::<6>(0);
+        // (The step ranges are compared with n itself: no subtraction in front of the enables.)
         self.db.next = self.msum.val().get_bit(0);
-        self.mb.next = self.neg.q.val() & (self.k7.val() < 6);
+        self.mb.next = self.neg.q.val() & (self.n.q.val() < 72);
         self.tbit.next = self.db.val() ^ self.mb.val() ^ self.ct.q.val();
         self.u.next = self.tbit.val();
-        if self.k7.val() >= 64 {
+        if self.n.q.val() >= 130 {
             self.u.next = self.t63.q.val();
         }
-        self.pb.next = self.prob64.val().get_bit(self.i2b.val().index());
+        self.pb.next = self.pb_r.q.val();
         self.sb.next = self.pb.val() ^ self.u.val() ^ self.cs.q.val();
 
         // The kp pass: bit ki of k x pn.
@@ -293,20 +302,20 @@ impl Logic for DualPi2Controller {
                     self.hi_any.d.next = false;
                 }
                 if (self.n.q.val() >= 66) & (self.n.q.val() <= 135) {
-                    if self.k7.val() < 64 {
+                    if self.n.q.val() < 130 {
                         self.ct.d.next = (self.db.val() & self.mb.val())
                             | ((self.db.val() ^ self.mb.val()) & self.ct.q.val());
                     }
-                    if self.k7.val() == 63 {
+                    if self.n.q.val() == 129 {
                         self.t63.d.next = self.tbit.val();
                     }
-                    if self.k7.val() >= 6 {
+                    if self.n.q.val() >= 72 {
                         self.cs.d.next = (self.pb.val() & self.u.val())
                             | ((self.pb.val() ^ self.u.val()) & self.cs.q.val());
-                        if self.i2.val() < 32 {
+                        if self.n.q.val() < 104 {
                             self.pn.d.next = (self.pn.q.val() >> 1)
                                 | (bit_cast::<32, 1>(self.sb.val().into()) << 31);
-                        } else if self.i2.val() < 63 {
+                        } else if self.n.q.val() < 135 {
                             self.hi_any.d.next = self.hi_any.q.val() | self.sb.val();
                         } else {
                             self.sgn.d.next = self.sb.val();
