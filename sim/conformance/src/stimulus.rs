@@ -68,6 +68,9 @@ pub struct StimulusConfig {
     /// One cycle in this many jumps time forward by up to `max_jump_ns`.
     pub jump_every: u32,
     pub max_jump_ns: u64,
+    /// `now` in the first cycle, ns (the cores keep 40 bits of it: a start shortly before a multiple of
+    /// 2^40 ns runs through the wrap of their time).
+    pub start_ns: u64,
     /// One cycle in this many is a reset (0: never after the first).
     pub reset_every: u32,
     /// Percent of cycles with a register access.
@@ -90,6 +93,7 @@ impl Default for StimulusConfig {
             ns_per_cycle: 2_000,
             jump_every: 5_000,
             max_jump_ns: 2_000_000_000,
+            start_ns: 1_000,
             reset_every: 200_000,
             reg_pct: 1,
             setup: vec![],
@@ -148,7 +152,11 @@ pub fn config_strategy() -> impl Strategy<Value = StimulusConfig> {
             200u32..30_000,
             0u32..=150_000,
         ),
-        (prop_oneof![Just(0u32), 500u32..5_000], 1u64..=30),
+        (
+            prop_oneof![Just(0u32), 500u32..5_000],
+            1u64..=30,
+            start_strategy(),
+        ),
     )
         .prop_map(
             |(
@@ -156,7 +164,7 @@ pub fn config_strategy() -> impl Strategy<Value = StimulusConfig> {
                 (ns_per_cycle, jump_every),
                 (tu_sel, tupdate_ms10, bt_sel, ecn, bytemode, limit),
                 (reset_every, reg_pct, target_us, max_burst_us),
-                (force_prob_every, force_pct),
+                (force_prob_every, force_pct, start_ns),
             )| {
                 let tupdate_us = [100, 1_000, tupdate_ms10 * 10][tu_sel as usize];
                 // 0 = link model off; else 8 ns/byte (1 Gbit/s) up to 3200 ns/byte (2.5 Mbit/s), Q8.
@@ -169,6 +177,7 @@ pub fn config_strategy() -> impl Strategy<Value = StimulusConfig> {
                     ns_per_cycle,
                     jump_every,
                     max_jump_ns: 2_000_000_000,
+                    start_ns,
                     reset_every,
                     reg_pct,
                     setup: tuned_setup(
@@ -182,6 +191,16 @@ pub fn config_strategy() -> impl Strategy<Value = StimulusConfig> {
                 }
             },
         )
+}
+
+/// Where time starts: near 0 mostly, else up to 4 s before the 40-bit wrap of the cores' time (or of its
+/// second turn, with bit 40 of `now` set), so that a run crosses it.
+fn start_strategy() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        2 => Just(1_000u64),
+        1 => ((1u64 << 40) - 4_000_000_000)..(1u64 << 40),
+        1 => ((1u64 << 41) - 4_000_000_000)..(1u64 << 41),
+    ]
 }
 
 /// The input sequence itself.
@@ -249,7 +268,11 @@ pub fn dualpi2_config_strategy() -> impl Strategy<Value = StimulusConfig> {
             0u32..3,
             200u32..30_000,
         ),
-        (prop_oneof![Just(0u32), 500u32..5_000], 1u64..=100),
+        (
+            prop_oneof![Just(0u32), 500u32..5_000],
+            1u64..=100,
+            start_strategy(),
+        ),
     )
         .prop_map(
             |(
@@ -258,7 +281,7 @@ pub fn dualpi2_config_strategy() -> impl Strategy<Value = StimulusConfig> {
                 (tu_sel, tupdate_ms10, bt_sel, limit, ecn_mask),
                 (drop_overload, k, step_us, min_qlen, wc),
                 (reset_every, reg_pct, target_us),
-                (force_prob_every, force_pct),
+                (force_prob_every, force_pct, start_ns),
             )| {
                 let tupdate_us = [100, 1_000, tupdate_ms10 * 10][tu_sel as usize];
                 let link_bt = if bt_sel < 15 { 0 } else { (bt_sel * 8) << 8 };
@@ -282,6 +305,7 @@ pub fn dualpi2_config_strategy() -> impl Strategy<Value = StimulusConfig> {
                     ns_per_cycle,
                     jump_every,
                     max_jump_ns: 2_000_000_000,
+                    start_ns,
                     reset_every,
                     reg_pct,
                     setup,
@@ -301,10 +325,10 @@ impl Stimulus {
 
     pub fn new(seed: u64, cfg: StimulusConfig) -> Stimulus {
         Stimulus {
+            now: cfg.start_ns,
             cfg,
             rng: XorShift64::new(seed | 1).expect("non-zero seed"),
             cycle: 0,
-            now: 1_000,
             burst_left: 0,
             tag: 0,
             since_reset: 0,

@@ -70,6 +70,34 @@ fn mixed_traffic_on_a_paced_link() {
     assert!(c.link_waits > 1000 && c.exact_departures > 100, "{c:?}");
 }
 
+/// The same traffic through the wrap of the cores' 40-bit time: 100 ms before `now` reaches 2^41 (bit 40
+/// of the input set throughout), 200 ms in all. Updates (one per ms) that stopped at the wrap would leave
+/// about 100; sojourns, step marks and link times are compared on both sides.
+#[test]
+fn mixed_traffic_through_the_wrap_of_the_40_bit_time() {
+    let cfg = dualpi2(StimulusConfig {
+        ns_per_cycle: 1_000,
+        arrival_pct: 8,
+        max_burst: 4,
+        ready_pct: 100,
+        reg_pct: 0,
+        reset_every: 0,
+        jump_every: 0,
+        start_ns: (1u64 << 41) - 100_000_000,
+        setup: dualpi2_setup(1_000, 500, 7 << 8, 1024, 1, true, 2, 200),
+        ..StimulusConfig::default()
+    });
+    let (s, c) = check("vl_d2_wrap", 23, cfg, 200_000);
+    assert!(
+        c.updates > 180 && c.picks_l > 1000 && c.picks_c > 1000,
+        "{s:?} {c:?}"
+    );
+    assert!(
+        c.marks_by(Rule::Step) > 10 && c.exact_departures > 100,
+        "{c:?}"
+    );
+}
+
 /// Forced probabilities up to 100 % with k = 2: overload, where L packets are dropped with p'^2.
 #[test]
 fn overload_drops_l_packets_with_drop_overload() {

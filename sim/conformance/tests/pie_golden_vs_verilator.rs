@@ -45,6 +45,28 @@ fn overload_on_a_fast_link_drops_early_and_at_the_limit() {
 }
 
 #[test]
+fn traffic_through_the_wrap_of_the_40_bit_time() {
+    // 700 ms before now reaches 2^41 (bits 0-39 wrap to 0, bit 40 of the input is set throughout),
+    // 1.2 s in all: arrivals, departures, link times and controller updates (the first 500 ms after the
+    // reset, then one per 2609 cycles, 52 ms) on both sides of the wrap. Updates that stopped at the
+    // wrap would leave 4.
+    let cfg = StimulusConfig {
+        ns_per_cycle: 20_000,
+        jump_every: 0,
+        reset_every: 0,
+        reg_pct: 0,
+        start_ns: (1u64 << 41) - 700_000_000,
+        setup: busy_setup(1_000, 8 << 8, false, false, 1024),
+        ..StimulusConfig::default()
+    };
+    let (s, c) = check("vl_wrap", 5, cfg, 60_000);
+    assert!(
+        c.updates >= 11 && c.verdicts[0] > 1000 && c.exact_departures > 100,
+        "{s:?} {c:?}"
+    );
+}
+
+#[test]
 fn ecn_marks_while_prob_is_low() {
     let cfg = StimulusConfig {
         // The link model off and out_ready at 25 % serve about as fast as packets come; updates are rare
