@@ -152,7 +152,7 @@ pub const PIE_REGS: &[RegDef] = &[
     rw(addr::BETA, "BETA", 6, "1/16 Hz", D.beta, range::GAIN, "tc beta"),
     rw(addr::LIMIT, "LIMIT", 11, "packets", D.limit, range::LIMIT, "tc limit"),
     rw(addr::ECN, "ECN", 1, "", 0, (0, 1), "tc ecn: mark ECN-capable packets while prob <= 10 %"),
-    rw(addr::BYTEMODE, "BYTEMODE", 1, "", 0, (0, 1), "tc bytemode (0 only in a core built without the bytemode multiplier, as for the HX8K board)"),
+    rw(addr::BYTEMODE, "BYTEMODE", 1, "", 0, (0, 1), "tc bytemode (0 only in a core built without the bytemode multiplier, PIE_LITE)"),
     rw(addr::MTU, "MTU", 11, "bytes", D.mtu, range::MTU, "MTU of the 2*MTU bypass and of bytemode"),
     rw(addr::MAX_BURST_US, "MAX_BURST_US", 32, "us", D.max_burst_us, range::MAX_BURST_US, "burst allowance of a new measurement cycle"),
     rw(addr::LINK_BYTE_TIME, "LINK_BYTE_TIME", 24, "ns/byte, Q16.8", 0, (0, 0xFF_FFFF), "link model: transmission time per byte; 0 = no link model (egress paced by out_ready)"),
