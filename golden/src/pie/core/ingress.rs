@@ -172,7 +172,7 @@ impl Ingress {
             }
         } else {
             let accept = i.in_valid && !rst;
-            let in_bytes = p.bytemode && (i.in_len as u32) <= p.mtu;
+            let in_bytes = p.in_bytes(i.in_len);
             self.p0 = Stage {
                 valid: accept,
                 len: i.in_len,

@@ -80,8 +80,7 @@ impl PieCoreModel {
     /// in effect: [`VERDICT_LATENCY`], and [`BYTEMODE_HOLD`] - 1 more for a bytemode packet (its
     /// multiplier holds stage P0).
     pub fn verdict_latency(&self, len: u16) -> u64 {
-        let p = self.regs.params();
-        if p.bytemode && (len as u32) <= p.mtu {
+        if self.regs.params().in_bytes(len) {
             VERDICT_LATENCY + BYTEMODE_HOLD - 1
         } else {
             VERDICT_LATENCY

@@ -25,6 +25,12 @@ pub struct Params {
 }
 
 impl Params {
+    /// A packet of `len` bytes is scaled by its length (bytemode, at most MTU): the ingress multiplier
+    /// then holds stage P0 for it.
+    pub fn in_bytes(&self, len: u16) -> bool {
+        self.bytemode && (len as u32) <= self.mtu
+    }
+
     pub fn target_half(&self) -> u64 {
         self.target_ticks >> 1
     }
