@@ -1,7 +1,5 @@
 //! Verilog emission: the cores as `module top`, and their port lists for the Verilator binding.
 
-use crate::dualpi2::DualPi2Core;
-use crate::pie::core::{PieCore, PIE_FULL};
 use rust_hdl::core::atom::{Atom, AtomKind};
 use rust_hdl::core::probe::Probe;
 use rust_hdl::prelude::*;
@@ -69,40 +67,35 @@ pub fn emit<B: Block>(mut uut: B) -> Emitted {
     }
 }
 
-/// The PIE core.
-pub fn pie_core() -> Emitted {
-    emit(PieCore::<PIE_FULL>::default())
-}
-
-/// The DualPI2 core.
-pub fn dualpi2_core() -> Emitted {
-    emit(DualPi2Core::default())
-}
-
-/// Designs by name, for the command line and the build scripts.
+/// A core's design by name (`pie_core`, `dualpi2_core`: see [`crate::cores::HDL_CORES`]), for the
+/// command line and the build scripts.
 pub fn by_name(name: &str) -> Option<Emitted> {
-    match name {
-        "pie_core" => Some(pie_core()),
-        "dualpi2_core" => Some(dualpi2_core()),
-        _ => None,
-    }
+    crate::cores::HDL_CORES
+        .iter()
+        .find(|c| c.design() == name)
+        .map(|c| (c.emit)())
 }
 
-/// Every design this crate emits.
-pub const DESIGNS: &[&str] = &["pie_core", "dualpi2_core"];
+/// The names of every design this crate emits.
+pub fn designs() -> Vec<String> {
+    crate::cores::HDL_CORES.iter().map(|c| c.design()).collect()
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn both_cores_have_the_same_ports() {
-        assert_eq!(pie_core().ports, dualpi2_core().ports);
+    fn every_core_has_the_same_ports() {
+        let cores = crate::cores::HDL_CORES;
+        for c in &cores[1..] {
+            assert_eq!((c.emit)().ports, (cores[0].emit)().ports, "{}", c.design());
+        }
     }
 
     #[test]
     fn pie_core_ports_are_the_documented_interface() {
-        let e = pie_core();
+        let e = by_name("pie_core").unwrap();
         let names: Vec<&str> = e.ports.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names[0], "clock");
         for p in [

@@ -2,6 +2,7 @@
 //! (`pie`), the DualPI2 core (`dualpi2`), Verilog emission (`emit`) and the external checks of the emitted Verilog (`synth`).
 
 pub mod bram;
+pub mod cores;
 pub mod desc_queue;
 pub mod dualpi2;
 pub mod emit;

@@ -27,10 +27,7 @@ fn main() -> ExitCode {
     let dir = PathBuf::from(args.next().unwrap_or_else(|| "build/verilog".into()));
     let mut names: Vec<String> = args.collect();
     if names.is_empty() {
-        names = aqm_hdl::emit::DESIGNS
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        names = aqm_hdl::emit::designs();
     }
     if let Err(e) = std::fs::create_dir_all(&dir) {
         eprintln!("aqm-emit: cannot create {}: {e}", dir.display());
@@ -40,7 +37,7 @@ fn main() -> ExitCode {
         let Some(design) = aqm_hdl::emit::by_name(&name) else {
             eprintln!(
                 "aqm-emit: unknown design {name:?}; expected one of {}",
-                aqm_hdl::emit::DESIGNS.join(", ")
+                aqm_hdl::emit::designs().join(", ")
             );
             return ExitCode::FAILURE;
         };

@@ -11,9 +11,9 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let root = verilator_root();
     let mut bindings = String::new();
-    for name in aqm_hdl::emit::DESIGNS {
-        let design = aqm_hdl::emit::by_name(name).expect("known design");
-        verilate(name, design, &out, &root, &mut bindings);
+    for name in aqm_hdl::emit::designs() {
+        let design = aqm_hdl::emit::by_name(&name).expect("known design");
+        verilate(&name, design, &out, &root, &mut bindings);
     }
     for name in aqm_bsp::emit::SIM_DESIGNS {
         let design = aqm_bsp::emit::by_name(name).expect("known design");

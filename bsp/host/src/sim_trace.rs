@@ -19,9 +19,9 @@ use crate::tc::link_byte_time;
 use crate::transport::Transport;
 use aqm_golden::dualpi2::params::HARDWARE_PARAMS;
 use aqm_golden::dualpi2::DualPi2Params;
+use aqm_golden::hw::CoreParams as _;
 use aqm_golden::pie::PieParams;
 use aqm_golden::{dualpi2, pie, Admission, DropReason};
-use aqm_hil::PieHw;
 use aqm_netsim::registry::{dualpi2_params_over, pie_params, AqmSpec, Params, Registry};
 use aqm_netsim::runner::run_one_recorded;
 use aqm_netsim::scenario::{named, NAMED};
@@ -102,22 +102,18 @@ impl SimRun {
     pub fn register_writes(&self) -> Vec<(u8, u32)> {
         let (writes, link) = match &self.params {
             CoreParams::Pie(params) => (
-                PieHw {
-                    params: *params,
-                    seed: self.seed,
-                }
-                .register_writes(),
+                params.register_writes(self.seed),
                 pie::regs::addr::LINK_BYTE_TIME,
             ),
             CoreParams::DualPi2(params) => (
-                dualpi2::core::driver::register_writes(params, self.seed),
+                params.register_writes(self.seed),
                 dualpi2::regs::addr::LINK_BYTE_TIME,
             ),
         };
         let mut w: Vec<(u8, u32)> = writes
             .into_iter()
-            .filter(|&(_, a, _)| a != link)
-            .map(|(_, a, v)| (a, v))
+            .filter(|w| w.addr != link)
+            .map(|w| (w.addr, w.value))
             .collect();
         w.push((link, link_byte_time(self.rate_bps)));
         w

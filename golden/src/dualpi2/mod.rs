@@ -19,6 +19,7 @@ pub mod consts;
 pub mod controller;
 pub mod core;
 pub mod decision;
+pub mod kind;
 pub mod params;
 pub mod qdisc;
 pub mod regs;

@@ -3,11 +3,19 @@
 //! `aqm_hdl::dualpi2::DualPi2Core`) have the same ports and use the same queue and link model, so their
 //! models do too.
 
+pub mod adapter;
+pub mod clocked;
+pub mod driver;
 pub mod io;
+pub mod kind;
 pub mod link;
 pub mod queue;
 
+pub use adapter::CoreAqm;
+pub use clocked::ClockedCore;
+pub use driver::{Beat, DriverError, EventDriver, Verdict, VerdictBeat};
 pub use io::{CoreInputs, CoreOutputs};
+pub use kind::{by_id, by_name, CoreKind, CoreParams, RegWrite, CORES};
 
 /// Width of the cores' internal time: `now` modulo 2^40 ns (about 18 minutes).
 pub const TIME_BITS: u32 = 40;

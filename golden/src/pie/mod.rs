@@ -9,6 +9,7 @@ pub mod controller;
 pub mod core;
 pub mod dequeue;
 pub mod enqueue;
+pub mod kind;
 pub mod params;
 pub mod qdisc;
 pub mod regs;

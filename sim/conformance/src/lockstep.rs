@@ -1,8 +1,8 @@
 //! Runs several core models on the same inputs and compares every output on every cycle.
 
-use crate::model::CoreModel;
 use crate::stimulus::{Core, Stimulus};
 use crate::vcd::{self, Scope};
+use aqm_golden::hw::ClockedCore;
 use aqm_golden::hw::{CoreInputs, CoreOutputs};
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -213,7 +213,7 @@ fn soft_update(soft: SoftReset, i: &CoreInputs, cycle: u64) -> SoftReset {
 /// enqueued descriptor that does not leave exactly once fails the run; the waveform of the last
 /// [`HISTORY`] cycles then goes to `vcd_path`.
 pub fn run(
-    models: &mut [&mut dyn CoreModel],
+    models: &mut [&mut dyn ClockedCore],
     stim: &mut Stimulus,
     cycles: u64,
     vcd_path: Option<&Path>,
@@ -258,7 +258,7 @@ pub fn run(
                 }];
                 for m in models.iter() {
                     scopes.push(Scope {
-                        name: m.name().replace('-', "_"),
+                        name: m.model_name().replace('-', "_"),
                         signals: OUTPUT_PORTS.to_vec(),
                     });
                 }
@@ -285,8 +285,8 @@ pub fn run(
                     let what = format!(
                         "{} = {a:#x} in {} but {b:#x} in {}",
                         OUTPUT_PORTS[k].0,
-                        models[0].name(),
-                        models[m - 1].name()
+                        models[0].model_name(),
+                        models[m - 1].model_name()
                     );
                     return Err(fail(what, &history));
                 }

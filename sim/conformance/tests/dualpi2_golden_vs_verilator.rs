@@ -2,7 +2,6 @@
 //! coverage checks, then property-based stimuli. Together well over 1,000,000 cycles.
 
 use aqm_conformance::lockstep::{self, RunStats};
-use aqm_conformance::model::CoreModel;
 use aqm_conformance::stimulus::{
     dualpi2_config_strategy, dualpi2_setup, Core, Stimulus, StimulusConfig,
 };
@@ -10,17 +9,18 @@ use aqm_golden::dualpi2::classify::Limit;
 use aqm_golden::dualpi2::core::{limit_index, DualPi2CoreModel, DualPi2Coverage};
 use aqm_golden::dualpi2::decision::Rule;
 use aqm_golden::dualpi2::regs::addr;
+use aqm_golden::hw::ClockedCore;
 use aqm_verilated::VerilatedCore;
 use proptest::prelude::*;
 use std::path::PathBuf;
 
 fn check(name: &str, seed: u64, cfg: StimulusConfig, cycles: u64) -> (RunStats, DualPi2Coverage) {
     let mut golden = DualPi2CoreModel::new();
-    let mut vl = VerilatedCore::dualpi2();
+    let mut vl = VerilatedCore::new(&aqm_golden::dualpi2::kind::DUALPI2_CORE);
     let mut stim = Stimulus::new(seed, cfg);
     let vcd = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.vcd"));
     let stats = {
-        let mut models: Vec<&mut dyn CoreModel> = vec![&mut golden, &mut vl];
+        let mut models: Vec<&mut dyn ClockedCore> = vec![&mut golden, &mut vl];
         lockstep::run(&mut models, &mut stim, cycles, Some(&vcd))
             .unwrap_or_else(|e| panic!("{name}: {e}"))
     };

@@ -2,10 +2,10 @@
 //! checks, then property-based stimuli. Together well over 1,000,000 cycles.
 
 use aqm_conformance::lockstep::{self, RunStats};
-use aqm_conformance::model::CoreModel;
 use aqm_conformance::stimulus::{
     busy_setup, config_strategy, tuned_setup, Stimulus, StimulusConfig,
 };
+use aqm_golden::hw::ClockedCore;
 use aqm_golden::pie::consts::MAX_PROB;
 use aqm_golden::pie::core::{PieCoreModel, PieCoverage};
 use aqm_verilated::VerilatedCore;
@@ -14,11 +14,11 @@ use std::path::PathBuf;
 
 fn check(name: &str, seed: u64, cfg: StimulusConfig, cycles: u64) -> (RunStats, PieCoverage) {
     let mut golden = PieCoreModel::new();
-    let mut vl = VerilatedCore::pie();
+    let mut vl = VerilatedCore::new(&aqm_golden::pie::kind::PIE_CORE);
     let mut stim = Stimulus::new(seed, cfg);
     let vcd = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.vcd"));
     let stats = {
-        let mut models: Vec<&mut dyn CoreModel> = vec![&mut golden, &mut vl];
+        let mut models: Vec<&mut dyn ClockedCore> = vec![&mut golden, &mut vl];
         lockstep::run(&mut models, &mut stim, cycles, Some(&vcd))
             .unwrap_or_else(|e| panic!("{name}: {e}"))
     };

@@ -2,12 +2,13 @@
 //! compared on every cycle: a directed overload run and property-based stimuli, over 100,000 cycles.
 
 use aqm_conformance::lockstep;
-use aqm_conformance::model::{CoreModel, RustHdlPie};
 use aqm_conformance::stimulus::{
     busy_setup, config_strategy, tuned_setup, Stimulus, StimulusConfig,
 };
+use aqm_golden::hw::ClockedCore;
 use aqm_golden::pie::consts::MAX_PROB;
 use aqm_golden::pie::core::PieCoreModel;
+use aqm_hdl::cores::RustHdlPie;
 use aqm_verilated::VerilatedCore;
 use proptest::prelude::*;
 use std::path::PathBuf;
@@ -20,11 +21,11 @@ fn check(
 ) -> aqm_golden::pie::core::PieCoverage {
     let mut golden = PieCoreModel::new();
     let mut rtl = RustHdlPie::default();
-    let mut vl = VerilatedCore::pie();
+    let mut vl = VerilatedCore::new(&aqm_golden::pie::kind::PIE_CORE);
     let mut stim = Stimulus::new(seed, cfg);
     let vcd = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.vcd"));
     {
-        let mut models: Vec<&mut dyn CoreModel> = vec![&mut golden, &mut rtl, &mut vl];
+        let mut models: Vec<&mut dyn ClockedCore> = vec![&mut golden, &mut rtl, &mut vl];
         lockstep::run(&mut models, &mut stim, cycles, Some(&vcd))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     }

@@ -2,7 +2,7 @@
 //!
 //! Built in: the software references (tail drop, RED, Adaptive RED, CoDel, FQ-CoDel), the fixed-point
 //! golden PIE and DualPI2 models, and with the `hw` feature (on by default) the Verilated hardware cores
-//! themselves (`"pie (hw)"`, `"dualpi2 (hw)"`, from `aqm-hil`), each right after its golden twin. Other crates add their
+//! themselves (`"pie (hw)"`, `"dualpi2 (hw)"`, from `aqm-verilated`), each right after its golden twin. Other crates add their
 //! own with [`Registry::register`]. A factory gets the run's seed and link rate and the
 //! parameter overrides; it takes the parameters it knows through the typed getters of [`Params`], and any
 //! left over is reported as unknown.
@@ -555,40 +555,51 @@ fn pie(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryErr
 #[cfg(feature = "hw")]
 fn pie_hw(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
     let params = pie_params(p)?;
-    aqm_hil::PieHw::aqm(params, ctx.seed)
-        .map(|q| Box::new(q) as Box<dyn Aqm>)
-        .map_err(|e| hw_error(p, e, aqm_golden::pie::regs::by_name))
+    hw_core(&aqm_golden::pie::kind::PIE_CORE, &params, ctx, p)
 }
 
-/// A hardware core's refusal as a registry error: a parameter its register file refused names the
-/// parameter and the register's range (from the core's register map, `reg`).
+/// The Verilated core of `kind`, reset and configured through its registers with `params`, its
+/// generator seeded from the run's seed. A parameter its register file refused names the parameter and
+/// the register's range (from the core's register map).
 #[cfg(feature = "hw")]
-fn hw_error(
+fn hw_core(
+    kind: &'static dyn aqm_golden::hw::CoreKind,
+    params: &dyn aqm_golden::hw::CoreParams,
+    ctx: &FactoryContext,
     p: &Params,
-    e: aqm_hil::DriverError,
-    reg: fn(&str) -> Option<&'static aqm_golden::pie::regs::RegDef>,
-) -> RegistryError {
-    match e {
-        aqm_hil::DriverError::Param {
+) -> Result<Box<dyn Aqm>, RegistryError> {
+    use aqm_golden::hw::{CoreAqm, DriverError};
+    let failed = |why: String| RegistryError::Failed {
+        name: p.aqm().to_string(),
+        why,
+    };
+    params.check_hardware().map_err(|why| {
+        failed(format!(
+            "{why} (the hardware's limits; see {} (hw)'s defaults)",
+            kind.name()
+        ))
+    })?;
+    let core = aqm_verilated::VerilatedCore::new(kind);
+    match CoreAqm::new(kind, core, &params.register_writes(ctx.seed)) {
+        Ok(q) => Ok(Box::new(q)),
+        Err(DriverError::Param {
             param,
             value,
             register,
-        } => {
-            let accepts = reg(register)
+        }) => {
+            let accepts = kind
+                .register_by_name(register)
                 .and_then(|d| d.range)
                 .map_or(String::new(), |(lo, hi)| {
                     format!(" (it accepts {lo}..={hi})")
                 });
-            p.bad_value(
+            Err(p.bad_value(
                 param,
                 &value.to_string(),
                 format!("the core's {register} register refused it{accepts}"),
-            )
+            ))
         }
-        other => RegistryError::Failed {
-            name: p.aqm().to_string(),
-            why: other.to_string(),
-        },
+        Err(other) => Err(failed(other.to_string())),
     }
 }
 
@@ -660,15 +671,7 @@ fn dualpi2(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, Registr
 #[cfg(feature = "hw")]
 fn dualpi2_hw(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
     let params = dualpi2_params_over(p, aqm_golden::dualpi2::params::HARDWARE_PARAMS)?;
-    aqm_hil::DualPi2Hw::aqm(params, ctx.seed)
-        .map(|q| Box::new(q) as Box<dyn Aqm>)
-        .map_err(|e| match e {
-            aqm_hil::DriverError::Config(why) => RegistryError::Failed {
-                name: p.aqm().to_string(),
-                why: format!("{why} (the hardware's limits; see dualpi2 (hw)'s defaults)"),
-            },
-            e => hw_error(p, e, aqm_golden::dualpi2::regs::by_name),
-        })
+    hw_core(&aqm_golden::dualpi2::kind::DUALPI2_CORE, &params, ctx, p)
 }
 
 fn codel_times(p: &mut Params, target: u64, interval: u64) -> Result<(u64, u64), RegistryError> {

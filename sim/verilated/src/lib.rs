@@ -4,7 +4,7 @@
 //! [`Model`] is a design with its ports addressed by name; [`VerilatedCore`] drives the PIE or the DualPI2
 //! core with the same port structs as the golden models (`aqm_golden::hw::CoreInputs` / `CoreOutputs`).
 
-use aqm_golden::hw::{CoreInputs, CoreOutputs};
+use aqm_golden::hw::{ClockedCore, CoreInputs, CoreKind, CoreOutputs};
 use std::ffi::{c_void, CString};
 use std::path::Path;
 
@@ -50,6 +50,9 @@ macro_rules! design {
 design!(PIE_CORE, pie_core);
 design!(DUALPI2_CORE, dualpi2_core);
 design!(BOARD_PIE_SIM, board_pie_sim);
+
+/// The cores' designs (`<core>_core`), one per core of `aqm_golden::hw::CORES`.
+static DESIGNS: &[&Design] = &[&PIE_CORE, &DUALPI2_CORE];
 design!(BOARD_DUALPI2_SIM, board_dualpi2_sim);
 
 /// A port of a model, resolved once by name.
@@ -166,20 +169,6 @@ impl Drop for Model {
     }
 }
 
-/// Designs by name, for harnesses that drive a core through its ports (the hardware-in-the-loop adapter
-/// of the network simulator).
-impl Model {
-    /// A fresh instance of the PIE core (`pie_core`), all registers at zero as after power-on.
-    pub fn pie_core() -> Model {
-        Model::new(&PIE_CORE)
-    }
-
-    /// A fresh instance of the DualPI2 core (`dualpi2_core`).
-    pub fn dualpi2_core() -> Model {
-        Model::new(&DUALPI2_CORE)
-    }
-}
-
 fn ids<const N: usize>(m: &Model, names: [&str; N]) -> [PortId; N] {
     names.map(|n| {
         m.port(n)
@@ -187,23 +176,29 @@ fn ids<const N: usize>(m: &Model, names: [&str; N]) -> [PortId; N] {
     })
 }
 
-/// A Verilated AQM core (PIE or DualPI2: they have the same ports), one clock cycle per
-/// [`step`](VerilatedCore::step).
+/// A Verilated AQM core (every core has the same ports), one clock cycle at a time: the RTL as a
+/// [`ClockedCore`].
+///
+/// The event driver looks at a cycle's outputs before it decides to clock it, with the same inputs: the
+/// design is settled once for both (two evaluations per cycle, the least a clocked model needs).
 pub struct VerilatedCore {
     m: Model,
     inputs: [PortId; 11],
     outputs: [PortId; 19],
+    /// The inputs the design is settled with now, and its outputs then.
+    settled: Option<(CoreInputs, CoreOutputs)>,
 }
 
 impl VerilatedCore {
-    /// The PIE core.
-    pub fn pie() -> VerilatedCore {
-        VerilatedCore::with(Model::pie_core())
-    }
-
-    /// The DualPI2 core.
-    pub fn dualpi2() -> VerilatedCore {
-        VerilatedCore::with(Model::dualpi2_core())
+    /// The core of `kind`, all registers at zero as after power-on.
+    pub fn new(kind: &dyn CoreKind) -> VerilatedCore {
+        let design = format!("{}_core", kind.name());
+        let d = DESIGNS
+            .iter()
+            .copied()
+            .find(|d| d.name == design)
+            .unwrap_or_else(|| panic!("no Verilated design {design}: the build script verilates every core of aqm_hdl::cores"));
+        VerilatedCore::with(Model::new(d))
     }
 
     fn with(m: Model) -> VerilatedCore {
@@ -247,7 +242,12 @@ impl VerilatedCore {
                 "link_busy",
             ],
         );
-        VerilatedCore { m, inputs, outputs }
+        VerilatedCore {
+            m,
+            inputs,
+            outputs,
+            settled: None,
+        }
     }
 
     /// The underlying model (to trace it, for instance).
@@ -255,16 +255,8 @@ impl VerilatedCore {
         &mut self.m
     }
 
-    /// One clock cycle: apply the inputs, read the outputs, rising edge.
-    pub fn step(&mut self, i: &CoreInputs) -> CoreOutputs {
-        let o = self.peek(i);
-        self.edge();
-        o
-    }
-
-    /// The outputs of a cycle with these inputs, without its rising edge (the design is left settled:
-    /// [`VerilatedCore::edge`] then ends the cycle).
-    pub fn peek(&mut self, i: &CoreInputs) -> CoreOutputs {
+    /// Settles the design with these inputs and reads its outputs.
+    fn settle(&mut self, i: &CoreInputs) -> CoreOutputs {
         let v = [
             i.rst as u64,
             i.now,
@@ -305,10 +297,29 @@ impl VerilatedCore {
             link_busy: g(18) != 0,
         }
     }
+}
 
-    /// The rising edge that ends the cycle [`VerilatedCore::peek`] settled.
-    pub fn edge(&mut self) {
+impl ClockedCore for VerilatedCore {
+    fn model_name(&self) -> &'static str {
+        "verilator"
+    }
+
+    fn peek(&mut self, i: &CoreInputs) -> CoreOutputs {
+        match self.settled {
+            Some((si, o)) if si == *i => o,
+            _ => {
+                let o = self.settle(i);
+                self.settled = Some((*i, o));
+                o
+            }
+        }
+    }
+
+    fn step(&mut self, i: &CoreInputs) -> CoreOutputs {
+        let o = self.peek(i);
         self.m.rising_edge();
+        self.settled = None;
+        o
     }
 }
 

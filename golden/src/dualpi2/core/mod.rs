@@ -18,7 +18,6 @@
 //! Power-on state is all zeros, as the RTL's registers; drive `rst` first.
 
 mod controller;
-pub mod driver;
 mod egress;
 mod ingress;
 mod queue;
@@ -57,13 +56,7 @@ pub(crate) fn qi(q: QueueId) -> usize {
 }
 
 /// The queue of a queue bit (1 = L).
-pub(crate) fn queue_of(l: bool) -> QueueId {
-    if l {
-        QueueId::L
-    } else {
-        QueueId::Classic
-    }
-}
+pub(crate) use crate::hw::driver::queue_of;
 
 /// Index of a rule in [`DualPi2Coverage::drops`] and [`DualPi2Coverage::marks`].
 pub fn rule_index(r: Rule) -> usize {

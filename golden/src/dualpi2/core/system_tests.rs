@@ -1,14 +1,16 @@
-//! The core model, driven as a simulator drives the hardware ([`DualPi2CoreAqm`]), against the
+//! The core model, driven as a simulator drives the hardware ([`CoreAqm`]), against the
 //! event-level [`DualPi2Qdisc`] on random packet sequences: every verdict, every drop at dequeue and
 //! every departure (packet, queue, ECN as it leaves, sojourn, rule) must be the same, and so must the
 //! counters, p', the credit and the generator after every event.
 
-use super::driver::DualPi2CoreAqm;
 use super::*;
 use crate::aqm::Aqm;
 use crate::dualpi2::consts::MAX_PROB;
+use crate::dualpi2::kind::DUALPI2_CORE;
 use crate::dualpi2::params::HARDWARE_PARAMS;
+use crate::dualpi2::regs::addr;
 use crate::dualpi2::DualPi2Qdisc;
+use crate::hw::{CoreAqm, CoreParams};
 use crate::types::{Ecn, Packet};
 
 const US: u64 = 1_000;
@@ -17,7 +19,7 @@ const MS: u64 = 1_000_000;
 /// The two models side by side.
 struct Pair {
     q: DualPi2Qdisc,
-    m: DualPi2CoreAqm,
+    m: CoreAqm<DualPi2CoreModel>,
     id: u64,
     events: u64,
 }
@@ -26,7 +28,12 @@ impl Pair {
     fn new(params: DualPi2Params, seed: u64) -> Pair {
         Pair {
             q: DualPi2Qdisc::new(params, seed).unwrap(),
-            m: DualPi2CoreAqm::new(params, seed).unwrap(),
+            m: CoreAqm::new(
+                &DUALPI2_CORE,
+                DualPi2CoreModel::new(),
+                &params.register_writes(seed),
+            )
+            .unwrap(),
             id: 0,
             events: 0,
         }
@@ -60,13 +67,15 @@ impl Pair {
     /// p' written at `t`, right after an event at `t` (both models have run the updates due by then).
     fn set_prob(&mut self, t: u64, prob: u32) {
         self.q.set_prob(prob);
-        self.m.set_prob(t, prob).unwrap();
+        let d = self.m.driver();
+        d.advance_to(t).unwrap();
+        d.write_reg(addr::PROB, prob).unwrap();
         self.check(t);
     }
 
     fn check(&mut self, t: u64) {
         self.events += 1;
-        let m = self.m.model();
+        let m = self.m.driver().core();
         let mut s = self.q.stats();
         s.l.maxq = 0;
         s.c.maxq = 0;
@@ -160,7 +169,7 @@ fn run(params: DualPi2Params, traffic: Traffic, seed: u64) -> DualPi2Coverage {
         }
     }
     assert!(pair.events > 1_000);
-    pair.m.model().coverage
+    pair.m.driver().core().coverage
 }
 
 #[test]

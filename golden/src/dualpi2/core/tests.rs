@@ -4,12 +4,12 @@
 //! outputs of cycle n and moves to cycle n+1, and the model's accessors show the state of the cycle the
 //! bench is in.
 
-use super::driver::EventDriver;
 use super::*;
 use crate::dualpi2::consts::{coupled_prob, MAX_PROB};
 use crate::dualpi2::params::HARDWARE_PARAMS;
 use crate::dualpi2::regs::{find, CONTROL_CLEAR_COUNTERS, CONTROL_RESET, DUALPI2_REGS};
 use crate::dualpi2::scheduler::initial_credit;
+use crate::hw::EventDriver;
 use crate::types::Ecn;
 
 const MS: u64 = 1_000_000;

@@ -87,24 +87,14 @@ impl PieCoreModel {
         }
     }
 
-    /// One clock cycle: the outputs seen during the cycle, then the state after its rising edge.
-    pub fn step(&mut self, i: &PieCoreInputs) -> PieCoreOutputs {
+    /// The outputs seen during a cycle with these inputs (before its rising edge).
+    pub fn outputs(&self, i: &PieCoreInputs) -> PieCoreOutputs {
         let rst = i.rst || self.regs.soft_rst;
         let now40 = i.now & TIME_MASK;
-
-        // Everything one block reads of another, as it stands before the edge.
-        let params = self.regs.params();
-        let strobes = self.regs.strobes(self.ctrl.busy());
         let ctrl = self.ctrl.outputs(now40);
-        let deq = self.egress.view();
-        let count = self.queue.count();
-        let backlog = self.ingress.backlog;
-        let rnd = XorShift64::step(self.prng);
-
-        // Combinational outputs.
         let eg = self.egress.comb(now40, self.queue.head(), i.out_ready);
         let ing = self.ingress.comb(rst);
-        let out = PieCoreOutputs {
+        PieCoreOutputs {
             in_ready: ing.in_ready,
             verdict_valid: self.ingress.vv,
             verdict_tag: self.ingress.vtag,
@@ -128,7 +118,26 @@ impl PieCoreModel {
             next_update: self.ctrl.next_update,
             link_free: self.egress.link.link_free,
             link_busy: self.egress.link_busy(),
-        };
+        }
+    }
+
+    /// One clock cycle: the outputs seen during the cycle, then the state after its rising edge.
+    pub fn step(&mut self, i: &PieCoreInputs) -> PieCoreOutputs {
+        let rst = i.rst || self.regs.soft_rst;
+        let now40 = i.now & TIME_MASK;
+
+        // Everything one block reads of another, as it stands before the edge.
+        let params = self.regs.params();
+        let strobes = self.regs.strobes(self.ctrl.busy());
+        let ctrl = self.ctrl.outputs(now40);
+        let deq = self.egress.view();
+        let count = self.queue.count();
+        let backlog = self.ingress.backlog;
+        let rnd = XorShift64::step(self.prng);
+
+        let out = self.outputs(i);
+        let eg = self.egress.comb(now40, self.queue.head(), i.out_ready);
+        let ing = self.ingress.comb(rst);
         let readables = regs::Readables {
             ctrl_busy: self.ctrl.busy(),
             pkts_in: self.ingress.pkts_in,

@@ -15,12 +15,13 @@
 //! with the core's name.
 
 use aqm_conformance::lockstep;
-use aqm_conformance::model::{CoreModel, RustHdlDualPi2, RustHdlPie};
 use aqm_conformance::stimulus::{
     config_strategy, dualpi2_config_strategy, Stimulus, StimulusConfig,
 };
 use aqm_golden::dualpi2::core::{DualPi2CoreModel, DualPi2Coverage};
+use aqm_golden::hw::ClockedCore;
 use aqm_golden::pie::core::{PieCoreModel, PieCoverage};
+use aqm_hdl::cores::{RustHdlDualPi2, RustHdlPie};
 use aqm_verilated::VerilatedCore;
 use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -119,8 +120,8 @@ macro_rules! add_fields {
 trait SoakCore {
     /// The name at the start of each report line and in the waveform's file name.
     const NAME: &'static str;
-    type Golden: CoreModel;
-    type RustHdl: CoreModel + Default;
+    type Golden: ClockedCore;
+    type RustHdl: ClockedCore + Default;
     type Coverage: Default;
     fn golden() -> Self::Golden;
     fn verilated() -> VerilatedCore;
@@ -144,7 +145,7 @@ impl SoakCore for Pie {
     }
 
     fn verilated() -> VerilatedCore {
-        VerilatedCore::pie()
+        VerilatedCore::new(&aqm_golden::pie::kind::PIE_CORE)
     }
 
     fn strategy() -> BoxedStrategy<StimulusConfig> {
@@ -188,7 +189,7 @@ impl SoakCore for DualPi2 {
     }
 
     fn verilated() -> VerilatedCore {
-        VerilatedCore::dualpi2()
+        VerilatedCore::new(&aqm_golden::dualpi2::kind::DUALPI2_CORE)
     }
 
     fn strategy() -> BoxedStrategy<StimulusConfig> {
@@ -256,7 +257,7 @@ fn config(strategy: &BoxedStrategy<StimulusConfig>, seed: u64, k: u64) -> Stimul
 }
 
 /// Cycles per second of one model stepping alone through `cycles` cycles of stimulus.
-fn speed(model: &mut dyn CoreModel, seed: u64, cfg: StimulusConfig, cycles: u64) -> f64 {
+fn speed(model: &mut dyn ClockedCore, seed: u64, cfg: StimulusConfig, cycles: u64) -> f64 {
     let mut stim = Stimulus::new(seed, cfg);
     let t = Instant::now();
     for _ in 0..cycles {
@@ -284,7 +285,7 @@ fn soak<C: SoakCore>(a: &Args) -> Result<(), String> {
         let mut stim = Stimulus::new(seed, cfg.clone());
         let vcd = PathBuf::from(format!("build/soak/{}-chunk{k}.vcd", C::NAME));
         let stats = {
-            let mut models: Vec<&mut dyn CoreModel> = vec![&mut golden, &mut vl];
+            let mut models: Vec<&mut dyn ClockedCore> = vec![&mut golden, &mut vl];
             lockstep::run(&mut models, &mut stim, n, Some(&vcd))
         }
         .map_err(|e| {

@@ -2,10 +2,21 @@
 //! event: the same arrivals and link requests give the same verdicts, departures, sojourn times and
 //! ECN fields.
 
+use aqm_golden::hw::{CoreAqm, CoreParams, DriverError};
+use aqm_golden::pie::kind::PIE_CORE;
 use aqm_golden::pie::regs::addr;
 use aqm_golden::pie::{PieParams, PieQdisc};
 use aqm_golden::{Admission, Aqm, DropReason, Ecn, Packet};
-use aqm_hil::{DriverError, PieHw};
+use aqm_verilated::VerilatedCore;
+
+/// The Verilated PIE core configured with `params`, seeded from `seed`.
+fn pie_hw(params: PieParams, seed: u64) -> Result<CoreAqm<VerilatedCore>, DriverError> {
+    CoreAqm::new(
+        &PIE_CORE,
+        VerilatedCore::new(&PIE_CORE),
+        &params.register_writes(seed),
+    )
+}
 
 const MS: u64 = 1_000_000;
 
@@ -22,9 +33,9 @@ fn compare(
     params: PieParams,
     seed: u64,
     events: &[Ev],
-) -> ([u64; 4], aqm_hil::HwAqm<PieHw>, PieQdisc) {
+) -> ([u64; 4], CoreAqm<VerilatedCore>, PieQdisc) {
     let mut golden = PieQdisc::new(params, seed).unwrap();
-    let mut hw = PieHw::aqm(params, seed).unwrap();
+    let mut hw = pie_hw(params, seed).unwrap();
     let mut counts = [0; 4];
     for (k, ev) in events.iter().enumerate() {
         match *ev {
@@ -102,7 +113,7 @@ fn overload_gives_the_golden_verdicts_and_departures() {
     let (counts, mut hw, _) = compare(PieParams::default(), 1, &overload(2, 1000, 3_000, 7));
     assert!(counts[0] > 1000 && counts[2] > 100, "{counts:?}");
     // The core's own counters agree with what came out.
-    let core = hw.core();
+    let core = hw.driver();
     assert_eq!(
         core.read_reg(addr::PKTS_IN).unwrap() as u64,
         counts.iter().sum::<u64>()
@@ -152,7 +163,7 @@ fn updates_run_at_their_own_time_across_long_idle_gaps() {
     }
     let (_, mut hw, golden) = compare(PieParams::default(), 2, &ev);
     // The controller's schedule did not drift: its next firing is the golden one.
-    assert_eq!(hw.core().next_update_ns(), golden.next_update());
+    assert_eq!(hw.driver().next_update_ns(), golden.next_update());
     assert!(golden.stats().updates > 700);
     assert!(hw.cycles_clocked().unwrap() > 0);
 }
@@ -184,7 +195,7 @@ fn the_link_asking_an_empty_queue_gets_nothing_and_changes_nothing() {
 
 #[test]
 fn parameters_the_register_file_refuses_are_errors_that_name_them() {
-    let err = |p: PieParams| PieHw::aqm(p, 1).err().unwrap();
+    let err = |p: PieParams| pie_hw(p, 1).err().unwrap();
     let e = err(PieParams {
         limit: 5000,
         ..PieParams::default()
@@ -206,7 +217,7 @@ fn parameters_the_register_file_refuses_are_errors_that_name_them() {
 
 #[test]
 fn time_going_back_and_oversized_packets_are_faults_not_panics() {
-    let mut hw = PieHw::aqm(PieParams::default(), 1).unwrap();
+    let mut hw = pie_hw(PieParams::default(), 1).unwrap();
     let p = Packet {
         id: 0,
         flow: 0,
@@ -215,7 +226,7 @@ fn time_going_back_and_oversized_packets_are_faults_not_panics() {
     };
     assert_eq!(hw.enqueue(10, p), Admission::Dropped(DropReason::Overlimit));
     assert!(hw.fault().unwrap().contains("65535"), "{:?}", hw.fault());
-    let mut hw = PieHw::aqm(PieParams::default(), 1).unwrap();
+    let mut hw = pie_hw(PieParams::default(), 1).unwrap();
     let p = Packet { len: 100, ..p };
     hw.enqueue(1_000, p);
     hw.enqueue(999, p);

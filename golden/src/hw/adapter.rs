@@ -1,60 +1,36 @@
-//! A Verilated core as a queue discipline of the simulator.
+//! Any clocked core as a queue discipline of the simulator ([`CoreAqm`]): the golden cycle models (the
+//! `(core model)` rows of the system tests) and the Verilated RTL (the simulator's `(hw)` rows) alike.
 //!
 //! - enqueue at `t`: run the controller updates due at or before `t` at their own times, set `now = t`,
-//!   offer the descriptor (its tag is a 16-bit sequence number), wait for its verdict and for `idle`.
+//!   offer the descriptor (its tag is a 16-bit sequence number), wait for its verdict and for `idle`;
+//!   the core's [`CoreKind`] says what the verdict means.
 //! - dequeue at `t` (the link is free): the same catch-up, then `out_ready` high until one packet is
 //!   sent: every beat before it with `out_drop` set is a drop at dequeue, reported in `drops`; no beat
 //!   when the core holds nothing (the request then lasts one cycle). Then `out_ready` low and clock
-//!   until `idle`; only then does the [`CoreKind`] say why each beat was dropped or marked, so that it
-//!   may read the core's counters to tell.
+//!   until `idle`; only then is each beat's reason read: from the model's decision when it has one,
+//!   else from the kind's [`BeatReasons`] (which may read the core's counters).
 //!
 //! The packets the core holds are kept here by tag, so a departure is matched to the packet the
 //! simulator handed in (and a tag the core never got, or a changed length, is a fault). A fault stops
 //! the core: from then on every arrival is refused, nothing departs, and [`Aqm::fault`] reports it, so
 //! that the simulator ends the run with the message.
 
-use crate::{Beat, Driver, DriverError, VerdictBeat, Verilated};
-use aqm_golden::dualpi2::core::driver::EventDriver;
-use aqm_golden::{Admission, Aqm, Departure, DropReason, Dropped, MarkReason, Packet};
-use aqm_verilated::VerilatedCore;
+use super::clocked::ClockedCore;
+use super::driver::{Beat, DriverError, EventDriver};
+use super::kind::{configure, BeatReasons, CoreKind, RegWrite};
+use crate::aqm::Aqm;
+use crate::dualpi2::decision::Verdict as Decided;
+use crate::types::{Admission, Departure, DropReason, Dropped, MarkReason, Packet};
 
-/// What a core's outputs mean, and how its registers are set: everything that differs between the PIE
-/// and DualPI2 cores.
-pub trait CoreKind: Send + 'static {
-    /// The row name in the simulator's tables (`"pie (hw)"`).
-    fn name(&self) -> String;
-
-    /// Writes the parameters and the generator seed; the core is out of reset with `now` = 0.
-    fn configure(&mut self, core: &mut Driver) -> Result<(), DriverError>;
-
-    /// The simulator's admission for a verdict.
-    fn admission(&mut self, v: &VerdictBeat) -> Result<Admission, String>;
-
-    /// Why the core dropped `arrived` at dequeue (an egress beat with `out_drop`), as the golden model
-    /// names it. Called once the dequeue is over and the core idle: `core` may read its registers.
-    fn drop_reason(
-        &mut self,
-        beat: &Beat,
-        arrived: &Packet,
-        core: &mut Driver,
-    ) -> Result<DropReason, String>;
-
-    /// Whether the core marked `arrived` at dequeue, and why (called as [`CoreKind::drop_reason`] is).
-    fn dequeue_mark(
-        &mut self,
-        beat: &Beat,
-        arrived: &Packet,
-        core: &mut Driver,
-    ) -> Result<Option<MarkReason>, String>;
-}
-
-/// Tags are 16 bits; the core holds far fewer packets than that.
+/// Tags are 16 bits; the cores hold far fewer packets than that.
 const TAGS: usize = 1 << 16;
 
-/// A Verilated core behind the simulator's [`Aqm`] trait.
-pub struct HwAqm<K: CoreKind> {
-    kind: K,
-    core: Driver,
+/// A clocked core behind the simulator's [`Aqm`] trait.
+pub struct CoreAqm<C: ClockedCore> {
+    kind: &'static dyn CoreKind,
+    name: String,
+    core: EventDriver<C>,
+    reasons: Box<dyn BeatReasons>,
     /// The packets inside the core, by tag.
     held: Vec<Option<Packet>>,
     next_tag: u16,
@@ -65,15 +41,36 @@ pub struct HwAqm<K: CoreKind> {
     fault: Option<String>,
 }
 
-impl<K: CoreKind> HwAqm<K> {
-    /// Resets `core`, lets `kind` configure it and waits for it to be idle.
-    pub fn new(mut kind: K, core: VerilatedCore) -> Result<HwAqm<K>, DriverError> {
-        let mut core = EventDriver::new(Verilated::new(core));
-        kind.configure(&mut core)?;
+impl CoreAqm<Box<dyn ClockedCore + Send>> {
+    /// The golden cycle model of `kind`, configured with `writes`.
+    pub fn golden(
+        kind: &'static dyn CoreKind,
+        writes: &[RegWrite],
+    ) -> Result<CoreAqm<Box<dyn ClockedCore + Send>>, DriverError> {
+        CoreAqm::new(kind, kind.model(), writes)
+    }
+}
+
+impl<C: ClockedCore> CoreAqm<C> {
+    /// Resets `core`, configures it with `writes` as `kind` says and waits for it to be idle.
+    pub fn new(
+        kind: &'static dyn CoreKind,
+        core: C,
+        writes: &[RegWrite],
+    ) -> Result<CoreAqm<C>, DriverError> {
+        let name = match core.model_name() {
+            "golden" => format!("{} (core model)", kind.name()),
+            "verilator" => format!("{} (hw)", kind.name()),
+            other => format!("{} ({other})", kind.name()),
+        };
+        let mut core = EventDriver::new(core);
+        configure(kind, &mut core, writes)?;
         core.run_until_idle("the configuration")?;
-        Ok(HwAqm {
+        Ok(CoreAqm {
             kind,
+            name,
             core,
+            reasons: kind.beat_reasons(),
             held: vec![None; TAGS],
             next_tag: 0,
             packets: 0,
@@ -83,14 +80,19 @@ impl<K: CoreKind> HwAqm<K> {
         })
     }
 
-    /// The driver, to read the core's registers or trace it.
-    pub fn core(&mut self) -> &mut Driver {
+    /// The core's kind.
+    pub fn kind(&self) -> &'static dyn CoreKind {
+        self.kind
+    }
+
+    /// The driver, to read the core's registers or clock it by hand.
+    pub fn driver(&mut self) -> &mut EventDriver<C> {
         &mut self.core
     }
 
     fn fail(&mut self, e: DriverError) {
         if self.fault.is_none() {
-            self.fault = Some(format!("{}: {e}", self.kind.name()));
+            self.fault = Some(format!("{}: {e}", self.name));
         }
     }
 
@@ -131,6 +133,20 @@ impl<K: CoreKind> HwAqm<K> {
         Ok(admission)
     }
 
+    /// Why the core dropped (`Ok(Err(reason))`) or sent (`Ok(Ok(mark))`) the packet of `beat`.
+    fn reason(&mut self, beat: &Beat) -> Result<Result<Option<MarkReason>, DropReason>, String> {
+        match (beat.decision, beat.drop) {
+            (Some(d), drop) => match (drop, d.verdict) {
+                (true, Decided::Drop(rule)) => Ok(Err(rule.drop_reason())),
+                (false, Decided::Pass) => Ok(Ok(None)),
+                (false, Decided::Mark(rule)) => Ok(Ok(Some(rule.mark_reason()))),
+                (drop, v) => Err(format!("out_drop {drop} with the decision {v:?}")),
+            },
+            (None, true) => self.reasons.drop_reason(beat).map(Err),
+            (None, false) => self.reasons.dequeue_mark(beat, &mut self.core).map(Ok),
+        }
+    }
+
     fn try_dequeue(
         &mut self,
         now_ns: u64,
@@ -162,41 +178,39 @@ impl<K: CoreKind> HwAqm<K> {
         let mut sent = None;
         for k in 0..self.beats.len() {
             let (beat, pkt) = self.beats[k];
-            let why = |w: String| format!("departure of packet {} (tag {}): {w}", pkt.id, beat.tag);
-            if beat.drop {
-                let reason = match self.kind.drop_reason(&beat, &pkt, &mut self.core) {
-                    Ok(r) => r,
-                    Err(w) => return Err(self.core_error(why(w))),
-                };
-                drops.push(Dropped {
+            let reason = self.reason(&beat).map_err(|w| {
+                self.core_error(format!(
+                    "departure of packet {} (tag {}): {w}",
+                    pkt.id, beat.tag
+                ))
+            })?;
+            match reason {
+                Err(reason) => drops.push(Dropped {
                     pkt,
                     reason,
                     sojourn_ns: beat.sojourn_ns,
                     queue: beat.queue,
-                });
-            } else {
-                let mark = match self.kind.dequeue_mark(&beat, &pkt, &mut self.core) {
-                    Ok(m) => m,
-                    Err(w) => return Err(self.core_error(why(w))),
-                };
-                sent = Some(Departure {
-                    pkt: Packet {
-                        ecn: beat.ecn,
-                        ..pkt
-                    },
-                    sojourn_ns: beat.sojourn_ns,
-                    mark,
-                    queue: beat.queue,
-                });
+                }),
+                Ok(mark) => {
+                    sent = Some(Departure {
+                        pkt: Packet {
+                            ecn: beat.ecn,
+                            ..pkt
+                        },
+                        sojourn_ns: beat.sojourn_ns,
+                        mark,
+                        queue: beat.queue,
+                    })
+                }
             }
         }
         Ok(sent)
     }
 }
 
-impl<K: CoreKind> Aqm for HwAqm<K> {
+impl<C: ClockedCore + Send> Aqm for CoreAqm<C> {
     fn name(&self) -> String {
-        self.kind.name()
+        self.name.clone()
     }
 
     fn enqueue(&mut self, now_ns: u64, pkt: Packet) -> Admission {

@@ -1,10 +1,8 @@
-//! Driving a core the way an event simulator does, and the DualPI2 core model behind the simulator's
-//! [`Aqm`] interface.
+//! Driving a core the way an event simulator does: the one driver of every clocked core (the golden
+//! cycle models, the rust-hdl simulations and the Verilated cores, [`ClockedCore`]).
 //!
 //! Time is an input: between events the core is not clocked, and during an event `now` is held at the
-//! event's time. [`EventDriver`] works on anything that takes one cycle's inputs ([`ClockedCore`]): this
-//! golden model, or a simulated RTL core with the same ports, so that the hardware in the loop follows
-//! the same discipline:
+//! event's time:
 //!
 //! - Before an event at `t`, every controller update due at or before `t` runs at its own time: `now`
 //!   = the core's `next_update`, clock until `idle` ([`EventDriver::advance_to`]).
@@ -12,57 +10,25 @@
 //!   `idle` ([`EventDriver::offer`]).
 //! - Dequeue: `out_ready` high; every transfer on the egress stream is a beat, the AQM's drops first,
 //!   then the packet sent; stop at the sent packet, or when the core is `idle` with nothing out (after
-//!   that cycle's edge, which resets the WRR credit when both queues are empty); then `out_ready` low
-//!   and clock until `idle` ([`EventDriver::next_beat`], [`EventDriver::finish_dequeue`]).
+//!   that cycle's edge, which resets DualPI2's WRR credit when both queues are empty); then `out_ready`
+//!   low and clock until `idle` ([`EventDriver::next_beat`], [`EventDriver::finish_dequeue`]).
 //! - Register write: `reg_we` for one cycle, `reg_err` two cycles later says whether it was rejected,
-//!   then clock until `idle` (the parameter engine is busy for [`super::PARAM_CYCLES`]); register read:
-//!   `reg_re` for one cycle, the answer the next.
+//!   then clock until `idle` (a parameter engine may be busy); register read: `reg_re` for one cycle,
+//!   the answer the next.
 //!
 //! Every check of an output is made before the cycle's edge, as a simulator settles the design, reads
 //! the outputs, then clocks it.
 
-use super::super::decision::{Decision, Verdict};
-use super::super::params::DualPi2Params;
-use super::super::qdisc::run_seed;
-use super::super::regs::{addr, find};
-use super::{queue_of, DualPi2CoreModel, CODE_ENQUEUE, CODE_TAIL_DROP};
-use crate::aqm::Aqm;
-use crate::hw::{CoreInputs, CoreOutputs, TIME_BITS, TIME_MASK};
-use crate::types::{Admission, Departure, DropReason, Dropped, Ecn, Packet, QueueId};
-use std::collections::HashMap;
+use super::clocked::ClockedCore;
+use super::{CoreInputs, CoreOutputs, TIME_BITS, TIME_MASK};
+use crate::dualpi2::decision::Decision;
+use crate::types::{Ecn, QueueId};
 use std::fmt;
 
 /// The most `now` may move from one clock cycle to the next, ns (the cores' contract).
 pub const MAX_NOW_STEP: u64 = 1 << 38;
 /// Cycles to wait for the core before calling it stuck (the longest job, an update, takes 40).
 pub const MAX_WAIT_CYCLES: u64 = 10_000;
-
-/// A core clocked one cycle at a time.
-pub trait ClockedCore {
-    /// The outputs of a cycle with these inputs, without its rising edge.
-    fn peek(&mut self, i: &CoreInputs) -> CoreOutputs;
-    /// The outputs of a cycle with these inputs, then its rising edge.
-    fn step(&mut self, i: &CoreInputs) -> CoreOutputs;
-    /// The decision behind the packet on the egress stream, if the core can tell (a model can; the
-    /// RTL's ports do not carry it).
-    fn egress_decision(&self) -> Option<Decision> {
-        None
-    }
-}
-
-impl ClockedCore for DualPi2CoreModel {
-    fn peek(&mut self, i: &CoreInputs) -> CoreOutputs {
-        self.outputs(i)
-    }
-
-    fn step(&mut self, i: &CoreInputs) -> CoreOutputs {
-        DualPi2CoreModel::step(self, i)
-    }
-
-    fn egress_decision(&self) -> Option<Decision> {
-        DualPi2CoreModel::egress_decision(self)
-    }
-}
 
 /// What can go wrong driving a core.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,12 +95,46 @@ impl fmt::Display for DriverError {
 
 impl std::error::Error for DriverError {}
 
+/// What a core decided for an arrival: the 2-bit `verdict_code` of both cores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Code 0: queued.
+    Enqueue,
+    /// Code 1: queued with CE set (PIE's ECN mark at enqueue).
+    Mark,
+    /// Code 2: dropped by the AQM at enqueue (PIE).
+    EarlyDrop,
+    /// Code 3: dropped because the queue is full.
+    TailDrop,
+}
+
+impl Verdict {
+    /// The verdict a 2-bit code stands for (higher bits are ignored, as the ports carry two).
+    pub fn from_code(code: u8) -> Verdict {
+        match code & 3 {
+            0 => Verdict::Enqueue,
+            1 => Verdict::Mark,
+            2 => Verdict::EarlyDrop,
+            _ => Verdict::TailDrop,
+        }
+    }
+
+    /// The code on the `verdict_code` port.
+    pub fn code(self) -> u8 {
+        match self {
+            Verdict::Enqueue => 0,
+            Verdict::Mark => 1,
+            Verdict::EarlyDrop => 2,
+            Verdict::TailDrop => 3,
+        }
+    }
+}
+
 /// A verdict from the verdict stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct VerdictBeat {
     pub tag: u16,
-    /// [`CODE_ENQUEUE`] or [`CODE_TAIL_DROP`].
-    pub code: u8,
+    pub verdict: Verdict,
     pub queue: QueueId,
 }
 
@@ -318,7 +318,7 @@ impl<C: ClockedCore> EventDriver<C> {
             if o.verdict_valid {
                 let v = VerdictBeat {
                     tag: o.verdict_tag,
-                    code: o.verdict_code,
+                    verdict: Verdict::from_code(o.verdict_code),
                     queue: queue_of(o.verdict_queue),
                 };
                 if verdict.is_some() || v.tag != tag {
@@ -429,233 +429,11 @@ impl<C: ClockedCore> EventDriver<C> {
     }
 }
 
-/// The register writes that configure a DualPI2 core with `params` and the simulator's `seed` (the
-/// generator then draws the same words as [`super::super::DualPi2Qdisc`] seeded with `seed`), the link
-/// model off: (tc name, address, value).
-pub fn register_writes(params: &DualPi2Params, seed: u64) -> Vec<(&'static str, u8, u32)> {
-    let p = params;
-    let s = run_seed(seed);
-    vec![
-        ("target", addr::TARGET_US, p.target_us),
-        ("tupdate", addr::TUPDATE_US, p.tupdate_us),
-        ("alpha", addr::ALPHA, p.alpha),
-        ("beta", addr::BETA, p.beta),
-        ("coupling_factor", addr::K, p.k),
-        ("step_thresh", addr::STEP_US, p.step_us),
-        ("min_qlen_step", addr::MIN_QLEN_STEP, p.min_qlen_step),
-        ("ecn_mask", addr::ECN_MASK, p.ecn_mask),
-        (
-            "drop_on_overload",
-            addr::DROP_OVERLOAD,
-            p.drop_overload as u32,
-        ),
-        ("limit", addr::LIMIT, p.limit),
-        ("mtu", addr::MTU, p.mtu),
-        ("classic_protection", addr::C_PROTECTION, p.c_protection),
-        ("link", addr::LINK_BYTE_TIME, 0),
-        ("seed", addr::SEED_LO, s as u32),
-        ("seed", addr::SEED_HI, (s >> 32) as u32),
-    ]
-}
-
-/// The DualPI2 core model as a queue discipline of the simulator: the cycle-accurate twin of
-/// [`super::super::DualPi2Qdisc`], driven by [`EventDriver`].
-///
-/// Configuration happens at time 0 through the register bus, then one dequeue request on the empty
-/// core loads the WRR credit with the configured MTU and C protection (reset loads the defaults').
-/// The first controller update falls one *default* tupdate (16 ms) after the reset, whatever TUPDATE_US
-/// is set to. A fault (the core breaking its contract) stops the model: every arrival is refused from
-/// then on and [`Aqm::fault`] reports it.
-pub struct DualPi2CoreAqm {
-    core: EventDriver<DualPi2CoreModel>,
-    /// The packets inside the core, by tag.
-    held: HashMap<u16, Packet>,
-    next_tag: u16,
-    bytes: u64,
-    fault: Option<String>,
-}
-
-impl DualPi2CoreAqm {
-    /// A reset core configured with `params` (which must suit the hardware) and seeded from `seed`.
-    pub fn new(params: DualPi2Params, seed: u64) -> Result<DualPi2CoreAqm, DriverError> {
-        params
-            .validate_hardware()
-            .map_err(|e| DriverError::Config(e.to_string()))?;
-        let mut core = EventDriver::new(DualPi2CoreModel::new());
-        for (param, a, value) in register_writes(&params, seed) {
-            core.write_reg(a, value).map_err(|e| match (e, find(a)) {
-                (DriverError::Rejected { .. }, Some(def)) => DriverError::Param {
-                    param,
-                    register: def.name,
-                    value,
-                },
-                (e, _) => e,
-            })?;
-        }
-        core.next_beat(false)?;
-        core.finish_dequeue()?;
-        Ok(DualPi2CoreAqm {
-            core,
-            held: HashMap::new(),
-            next_tag: 0,
-            bytes: 0,
-            fault: None,
-        })
-    }
-
-    /// The driver, to read registers or clock the model by hand.
-    pub fn driver(&mut self) -> &mut EventDriver<DualPi2CoreModel> {
-        &mut self.core
-    }
-
-    pub fn model(&self) -> &DualPi2CoreModel {
-        self.core.core()
-    }
-
-    /// Writes p' through the PROB register at `now_ns` (after the updates due by then), as
-    /// [`super::super::DualPi2Qdisc::set_prob`] sets it.
-    pub fn set_prob(&mut self, now_ns: u64, prob: u32) -> Result<(), DriverError> {
-        self.core.advance_to(now_ns)?;
-        self.core.write_reg(addr::PROB, prob)
-    }
-
-    fn core_error(&self, what: String) -> DriverError {
-        DriverError::Core {
-            at_ns: self.core.now(),
-            cycle: self.core.cycles(),
-            what,
-        }
-    }
-
-    fn fail(&mut self, e: DriverError) {
-        if self.fault.is_none() {
-            self.fault = Some(format!("dualpi2 (core model): {e}"));
-        }
-    }
-
-    fn try_enqueue(&mut self, now_ns: u64, pkt: Packet) -> Result<Admission, DriverError> {
-        let len = u16::try_from(pkt.len).map_err(|_| {
-            DriverError::Config(format!(
-                "packet {} is {} bytes long; the core's length field takes at most 65535",
-                pkt.id, pkt.len
-            ))
-        })?;
-        let tag = self.next_tag;
-        if self.held.contains_key(&tag) {
-            return Err(self.core_error(format!("tag {tag} is still held")));
-        }
-        self.core.advance_to(now_ns)?;
-        let v = self.core.offer(len, pkt.ecn, tag)?;
-        self.next_tag = self.next_tag.wrapping_add(1);
-        match v.code {
-            CODE_ENQUEUE => {
-                self.held.insert(tag, pkt);
-                self.bytes += pkt.len as u64;
-                Ok(Admission::Enqueued)
-            }
-            CODE_TAIL_DROP => Ok(Admission::Dropped(DropReason::Overlimit)),
-            c => Err(self.core_error(format!("verdict code {c} for packet {}", pkt.id))),
-        }
-    }
-
-    fn try_dequeue(
-        &mut self,
-        now_ns: u64,
-        drops: &mut Vec<Dropped>,
-    ) -> Result<Option<Departure>, DriverError> {
-        self.core.advance_to(now_ns)?;
-        let mut sent = None;
-        while let Some(beat) = self.core.next_beat(!self.held.is_empty())? {
-            let Some(pkt) = self.held.remove(&beat.tag) else {
-                return Err(self.core_error(format!(
-                    "a departure with tag {}, which the core was never given or already gave back",
-                    beat.tag
-                )));
-            };
-            self.bytes -= pkt.len as u64;
-            if beat.len as u32 != pkt.len {
-                return Err(self.core_error(format!(
-                    "packet {} went in with {} bytes and came out with {}",
-                    pkt.id, pkt.len, beat.len
-                )));
-            }
-            let Some(d) = beat.decision else {
-                return Err(self.core_error("a departure without a decision".into()));
-            };
-            match (beat.drop, d.verdict) {
-                (true, Verdict::Drop(rule)) => drops.push(Dropped {
-                    pkt,
-                    reason: rule.drop_reason(),
-                    sojourn_ns: beat.sojourn_ns,
-                    queue: beat.queue,
-                }),
-                (false, Verdict::Pass | Verdict::Mark(_)) => {
-                    let mark = match d.verdict {
-                        Verdict::Mark(rule) => Some(rule.mark_reason()),
-                        _ => None,
-                    };
-                    sent = Some(Departure {
-                        pkt: Packet {
-                            ecn: beat.ecn,
-                            ..pkt
-                        },
-                        sojourn_ns: beat.sojourn_ns,
-                        mark,
-                        queue: beat.queue,
-                    });
-                    break;
-                }
-                (drop, v) => {
-                    return Err(self.core_error(format!(
-                        "packet {}: out_drop {drop} with the decision {v:?}",
-                        pkt.id
-                    )))
-                }
-            }
-        }
-        self.core.finish_dequeue()?;
-        Ok(sent)
-    }
-}
-
-impl Aqm for DualPi2CoreAqm {
-    fn name(&self) -> String {
-        "dualpi2 (core model)".into()
-    }
-
-    fn enqueue(&mut self, now_ns: u64, pkt: Packet) -> Admission {
-        if self.fault.is_some() {
-            return Admission::Dropped(DropReason::Overlimit);
-        }
-        self.try_enqueue(now_ns, pkt).unwrap_or_else(|e| {
-            self.fail(e);
-            Admission::Dropped(DropReason::Overlimit)
-        })
-    }
-
-    fn dequeue(&mut self, now_ns: u64, drops: &mut Vec<Dropped>) -> Option<Departure> {
-        if self.fault.is_some() {
-            return None;
-        }
-        self.try_dequeue(now_ns, drops).unwrap_or_else(|e| {
-            self.fail(e);
-            None
-        })
-    }
-
-    fn backlog_packets(&self) -> usize {
-        self.held.len()
-    }
-
-    fn backlog_bytes(&self) -> u64 {
-        self.bytes
-    }
-
-    fn fault(&self) -> Option<String> {
-        self.fault.clone()
-    }
-
-    fn cycles_clocked(&self) -> Option<u64> {
-        Some(self.core.cycles())
+/// The queue a 1-bit `queue` port names.
+pub fn queue_of(l: bool) -> QueueId {
+    if l {
+        QueueId::L
+    } else {
+        QueueId::Classic
     }
 }

@@ -1,0 +1,65 @@
+//! A core clocked one cycle at a time: what the event driver, the conformance harness and the register
+//! map check drive. The golden cycle models implement it here; the rust-hdl simulations
+//! (`aqm_hdl::cores`) and the Verilated cores (`aqm_verilated`) implement it beside their models.
+
+use super::{CoreInputs, CoreOutputs};
+use crate::dualpi2::core::DualPi2CoreModel;
+use crate::dualpi2::decision::Decision;
+use crate::pie::core::PieCoreModel;
+
+/// One clock cycle at a time: a cycle's outputs for its inputs, with or without its rising edge.
+pub trait ClockedCore {
+    /// Which kind of model this is, for reports: `"golden"`, `"rust-hdl"` or `"verilator"`.
+    fn model_name(&self) -> &'static str;
+    /// The outputs of a cycle with these inputs, without its rising edge.
+    fn peek(&mut self, i: &CoreInputs) -> CoreOutputs;
+    /// The outputs of a cycle with these inputs, then its rising edge.
+    fn step(&mut self, i: &CoreInputs) -> CoreOutputs;
+    /// The decision behind the packet on the egress stream, if the model can tell (the golden DualPI2
+    /// model can; the RTL's ports do not carry it).
+    fn egress_decision(&self) -> Option<Decision> {
+        None
+    }
+}
+
+impl<C: ClockedCore + ?Sized> ClockedCore for Box<C> {
+    fn model_name(&self) -> &'static str {
+        (**self).model_name()
+    }
+    fn peek(&mut self, i: &CoreInputs) -> CoreOutputs {
+        (**self).peek(i)
+    }
+    fn step(&mut self, i: &CoreInputs) -> CoreOutputs {
+        (**self).step(i)
+    }
+    fn egress_decision(&self) -> Option<Decision> {
+        (**self).egress_decision()
+    }
+}
+
+impl ClockedCore for DualPi2CoreModel {
+    fn model_name(&self) -> &'static str {
+        "golden"
+    }
+    fn peek(&mut self, i: &CoreInputs) -> CoreOutputs {
+        self.outputs(i)
+    }
+    fn step(&mut self, i: &CoreInputs) -> CoreOutputs {
+        DualPi2CoreModel::step(self, i)
+    }
+    fn egress_decision(&self) -> Option<Decision> {
+        DualPi2CoreModel::egress_decision(self)
+    }
+}
+
+impl ClockedCore for PieCoreModel {
+    fn model_name(&self) -> &'static str {
+        "golden"
+    }
+    fn peek(&mut self, i: &CoreInputs) -> CoreOutputs {
+        self.outputs(i)
+    }
+    fn step(&mut self, i: &CoreInputs) -> CoreOutputs {
+        PieCoreModel::step(self, i)
+    }
+}

@@ -1,0 +1,168 @@
+//! What a hardware core *is*, written once: [`CoreKind`]. Every harness (conformance, the simulator's
+//! `(hw)` rows, the system-equivalence tests, the board flow and the host tool) asks the core's kind
+//! instead of keeping its own copy of the ID, the capacity, the latencies, the register names, how a
+//! verdict reads and how parameters become register writes.
+//!
+//! The kinds of the two cores are [`crate::pie::kind::PIE_CORE`] and
+//! [`crate::dualpi2::kind::DUALPI2_CORE`]; [`CORES`] lists them. A third core adds its kind there (and
+//! its HDL beside the others); nothing else names the cores one by one.
+
+use super::clocked::ClockedCore;
+use super::driver::{Beat, DriverError, EventDriver, Verdict, VerdictBeat};
+use crate::pie::regs::RegDef;
+use crate::types::{Admission, DropReason, MarkReason};
+
+/// One register write of a configuration: the parameter it carries (its tc name), where, and what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegWrite {
+    pub param: &'static str,
+    pub addr: u8,
+    pub value: u32,
+}
+
+/// What a kind needs of a driven core: its register bus, and an empty dequeue request.
+pub trait RegisterBus {
+    /// Writes a register and waits until the core is idle; a rejected write is an error.
+    fn write_reg(&mut self, addr: u8, value: u32) -> Result<(), DriverError>;
+    /// Reads a register; an unmapped address is an error.
+    fn read_reg(&mut self, addr: u8) -> Result<u32, DriverError>;
+    /// One dequeue request that expects nothing (the core is empty), ended and waited out.
+    fn poll_dequeue(&mut self) -> Result<(), DriverError>;
+}
+
+impl<C: ClockedCore> RegisterBus for EventDriver<C> {
+    fn write_reg(&mut self, addr: u8, value: u32) -> Result<(), DriverError> {
+        EventDriver::write_reg(self, addr, value)
+    }
+    fn read_reg(&mut self, addr: u8) -> Result<u32, DriverError> {
+        EventDriver::read_reg(self, addr)
+    }
+    fn poll_dequeue(&mut self) -> Result<(), DriverError> {
+        self.next_beat(false)?;
+        self.finish_dequeue()
+    }
+}
+
+/// Why the core dropped or marked a packet at dequeue, when its ports do not say (the RTL's beats carry
+/// no decision): a kind's reading of its counters. Called once the dequeue is over and the core idle.
+pub trait BeatReasons: Send {
+    /// Why the core dropped the packet of `beat` (an egress beat with `out_drop`).
+    fn drop_reason(&mut self, beat: &Beat) -> Result<DropReason, String>;
+    /// Whether the core marked the packet of `beat` (sent), and why.
+    fn dequeue_mark(
+        &mut self,
+        beat: &Beat,
+        bus: &mut dyn RegisterBus,
+    ) -> Result<Option<MarkReason>, String>;
+}
+
+/// Parameters a core takes through its registers.
+pub trait CoreParams {
+    /// Whether the hardware can take these parameters (beyond the registers' own ranges).
+    fn check_hardware(&self) -> Result<(), String> {
+        Ok(())
+    }
+    /// The register writes that configure a reset core with these parameters, its generator seeded from
+    /// the simulator's `seed` as the golden qdisc seeds itself, and the link model off.
+    fn register_writes(&self, seed: u64) -> Vec<RegWrite>;
+}
+
+/// One hardware core: everything the harnesses need to know about it.
+pub trait CoreKind: Sync {
+    /// Short name, as on command lines and in the simulator's rows: `"pie"`, `"dualpi2"`.
+    fn name(&self) -> &'static str;
+    /// The name in prose: `"PIE"`, `"DualPI2"`.
+    fn title(&self) -> &'static str;
+    /// The value of the ID register (four ASCII characters: the core and its version).
+    fn id(&self) -> u32;
+    /// Descriptors the core holds (its CAPACITY register).
+    fn capacity(&self) -> u32;
+    /// Cycles from the ingress handshake to the verdict (the shortest case).
+    fn verdict_latency(&self) -> u64;
+    /// The register map (`hdl/REGISTERS.md` is generated from it).
+    fn regs(&self) -> &'static [RegDef];
+    /// The register at `addr`, if it is mapped.
+    fn register(&self, addr: u8) -> Option<&'static RegDef> {
+        self.regs().iter().find(|d| d.addr == addr)
+    }
+    /// The register called `name` (as the map spells it: `TARGET_US`).
+    fn register_by_name(&self, name: &str) -> Option<&'static RegDef> {
+        self.regs().iter().find(|d| d.name == name)
+    }
+    /// The golden cycle-accurate model of the core, out of power-on (drive `rst` first).
+    fn model(&self) -> Box<dyn ClockedCore + Send>;
+    /// The register writes of the default parameters, the generator seeded from `seed`.
+    fn default_writes(&self, seed: u64) -> Vec<RegWrite>;
+    /// What follows the register writes before the core takes traffic (DualPI2: one empty dequeue
+    /// request, which loads its WRR credit from the configured MTU and C protection).
+    fn after_configure(&self, _bus: &mut dyn RegisterBus) -> Result<(), DriverError> {
+        Ok(())
+    }
+    /// The simulator's admission for a verdict of this core (an error names what the core may not do).
+    fn admission(&self, v: &VerdictBeat) -> Result<Admission, String>;
+    /// A fresh reader of the reasons behind dequeue drops and marks.
+    fn beat_reasons(&self) -> Box<dyn BeatReasons>;
+}
+
+impl std::fmt::Debug for dyn CoreKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Every core, in the order tables list them.
+pub static CORES: &[&dyn CoreKind] = &[
+    &crate::pie::kind::PIE_CORE,
+    &crate::dualpi2::kind::DUALPI2_CORE,
+];
+
+/// The core called `name`.
+pub fn by_name(name: &str) -> Option<&'static dyn CoreKind> {
+    CORES.iter().copied().find(|k| k.name() == name)
+}
+
+/// The core whose ID register reads `id`.
+pub fn by_id(id: u32) -> Option<&'static dyn CoreKind> {
+    CORES.iter().copied().find(|k| k.id() == id)
+}
+
+/// The cores' names, for messages: `"pie, dualpi2"`.
+pub fn names() -> String {
+    CORES
+        .iter()
+        .map(|k| k.name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Configures a reset core: the writes in order (a rejected one is a [`DriverError::Param`] naming the
+/// parameter and the register), then what the kind does after them.
+pub fn configure(
+    kind: &dyn CoreKind,
+    bus: &mut dyn RegisterBus,
+    writes: &[RegWrite],
+) -> Result<(), DriverError> {
+    for w in writes {
+        bus.write_reg(w.addr, w.value).map_err(|e| {
+            match (e, kind.register(w.addr).map(|d| d.name)) {
+                (DriverError::Rejected { .. }, Some(register)) => DriverError::Param {
+                    param: w.param,
+                    register,
+                    value: w.value,
+                },
+                (e, _) => e,
+            }
+        })?;
+    }
+    kind.after_configure(bus)
+}
+
+/// The admission of a core whose verdicts are queued, CE-marked, early- or tail-dropped.
+pub fn admission_of(v: Verdict) -> Admission {
+    match v {
+        Verdict::Enqueue => Admission::Enqueued,
+        Verdict::Mark => Admission::Marked(MarkReason::Early),
+        Verdict::EarlyDrop => Admission::Dropped(DropReason::Early),
+        Verdict::TailDrop => Admission::Dropped(DropReason::Overlimit),
+    }
+}

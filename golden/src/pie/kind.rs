@@ -1,0 +1,91 @@
+//! The PIE core's kind: what every harness needs to know of `aqm_hdl::pie::PieCore`.
+
+use super::core::{PieCoreModel, VERDICT_LATENCY};
+use super::params::PieParams;
+use super::qdisc::run_seed;
+use super::regs::{addr, RegDef, CAPACITY, PIE_ID, PIE_REGS};
+use crate::hw::clocked::ClockedCore;
+use crate::hw::driver::{Beat, VerdictBeat};
+use crate::hw::kind::{admission_of, BeatReasons, CoreKind, CoreParams, RegWrite, RegisterBus};
+use crate::types::{Admission, DropReason, MarkReason, QueueId};
+
+/// The PIE core.
+pub struct PieKind;
+
+/// The PIE core's kind.
+pub static PIE_CORE: PieKind = PieKind;
+
+impl CoreParams for PieParams {
+    fn register_writes(&self, seed: u64) -> Vec<RegWrite> {
+        let p = self;
+        let s = run_seed(seed);
+        let w = |param, addr, value| RegWrite { param, addr, value };
+        vec![
+            w("target", addr::TARGET_US, p.target_us),
+            w("tupdate", addr::TUPDATE_US, p.tupdate_us),
+            w("alpha", addr::ALPHA, p.alpha),
+            w("beta", addr::BETA, p.beta),
+            w("limit", addr::LIMIT, p.limit),
+            w("ecn", addr::ECN, p.ecn as u32),
+            w("bytemode", addr::BYTEMODE, p.bytemode as u32),
+            w("mtu", addr::MTU, p.mtu),
+            w("burst", addr::MAX_BURST_US, p.max_burst_us),
+            w("link", addr::LINK_BYTE_TIME, 0),
+            w("seed", addr::SEED_LO, s as u32),
+            w("seed", addr::SEED_HI, (s >> 32) as u32),
+        ]
+    }
+}
+
+/// PIE drops at enqueue only, and marks at enqueue only.
+struct EnqueueOnly;
+
+impl BeatReasons for EnqueueOnly {
+    fn drop_reason(&mut self, _beat: &Beat) -> Result<DropReason, String> {
+        Err("PIE drops at enqueue only, the core dropped it at dequeue".into())
+    }
+
+    fn dequeue_mark(
+        &mut self,
+        _beat: &Beat,
+        _bus: &mut dyn RegisterBus,
+    ) -> Result<Option<MarkReason>, String> {
+        Ok(None)
+    }
+}
+
+impl CoreKind for PieKind {
+    fn name(&self) -> &'static str {
+        "pie"
+    }
+    fn title(&self) -> &'static str {
+        "PIE"
+    }
+    fn id(&self) -> u32 {
+        PIE_ID
+    }
+    fn capacity(&self) -> u32 {
+        CAPACITY
+    }
+    fn verdict_latency(&self) -> u64 {
+        VERDICT_LATENCY
+    }
+    fn regs(&self) -> &'static [RegDef] {
+        PIE_REGS
+    }
+    fn model(&self) -> Box<dyn ClockedCore + Send> {
+        Box::new(PieCoreModel::new())
+    }
+    fn default_writes(&self, seed: u64) -> Vec<RegWrite> {
+        PieParams::default().register_writes(seed)
+    }
+    fn admission(&self, v: &VerdictBeat) -> Result<Admission, String> {
+        if v.queue != QueueId::Classic {
+            return Err("PIE has one queue, the verdict names the L queue".into());
+        }
+        Ok(admission_of(v.verdict))
+    }
+    fn beat_reasons(&self) -> Box<dyn BeatReasons> {
+        Box::new(EnqueueOnly)
+    }
+}
