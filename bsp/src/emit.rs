@@ -1,29 +1,20 @@
-//! Board tops as Verilog: `board_pie` / `board_dualpi2` as the bitstreams have them (PLL, 1 Mbaud), and
-//! `board_pie_sim` / `board_dualpi2_sim` for simulation: the same logic clocked directly, with a 4-cycle
-//! UART bit.
+//! The simulation tops as Verilog by design name (see [`crate::boards::BOARDS`]): `board_<core>_sim`,
+//! the line card's logic clocked directly (the PLL bypassed), with a [`SIM_CPB`]-cycle UART bit. The
+//! bitstream flow emits the board tops themselves ([`crate::boards::Board::top`]).
 
-use crate::top::{
-    BoardDualPi2, BoardDualPi2Sim, BoardPie, BoardPieSim, BoardRev, BOARD_CPB, BOARD_NSPC,
-};
-use aqm_hdl::emit::{emit, Emitted};
+use crate::boards::BOARDS;
+pub use crate::boards::SIM_CPB;
+use aqm_hdl::emit::Emitted;
 
-/// Cycles per UART bit of the simulation builds.
-pub const SIM_CPB: u64 = 4;
-
-/// Designs by name.
+/// A simulation top by design name.
 pub fn by_name(name: &str) -> Option<Emitted> {
-    match name {
-        "board_pie" => Some(emit(BoardPie::<BOARD_CPB, BOARD_NSPC>::new(BoardRev::V1))),
-        "board_pie_sim" => Some(emit(BoardPieSim::<SIM_CPB, BOARD_NSPC>::new(BoardRev::V1))),
-        "board_dualpi2" => Some(emit(BoardDualPi2::<BOARD_CPB, BOARD_NSPC>::new(
-            BoardRev::V1,
-        ))),
-        "board_dualpi2_sim" => Some(emit(BoardDualPi2Sim::<SIM_CPB, BOARD_NSPC>::new(
-            BoardRev::V1,
-        ))),
-        _ => None,
-    }
+    BOARDS
+        .iter()
+        .find(|b| b.sim_design() == name)
+        .map(|b| (b.sim)())
 }
 
 /// The board designs the Verilator binding builds.
-pub const SIM_DESIGNS: &[&str] = &["board_pie_sim", "board_dualpi2_sim"];
+pub fn sim_designs() -> Vec<String> {
+    BOARDS.iter().map(|b| b.sim_design()).collect()
+}

@@ -4,10 +4,11 @@
 //! nextpnr runs with the seeds of [`PNR_SEEDS`] in turn until timing is met. Any tool failure, or a
 //! timing failure with every seed, is an error, after the report is written.
 
-use crate::top::{BoardDualPi2, BoardPie, BoardRev, BOARD_CPB, BOARD_NSPC, CORE_CLOCK_HZ};
-use aqm_hdl::emit::{emit, Emitted};
+use crate::boards::board;
+use crate::top::{BoardRev, CORE_CLOCK_HZ};
+use aqm_golden::hw::CoreKind;
+use aqm_hdl::cores::hdl_core;
 use aqm_hdl::synth::{yosys_ice40, SynthReport};
-use rust_hdl::prelude::*;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,46 +20,6 @@ pub struct ClockTiming {
     pub fmax_mhz: f64,
     pub target_mhz: f64,
     pub pass: bool,
-}
-
-/// The AQM core a line card carries (a build option: both do not fit the HX8K at once).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BoardCore {
-    /// PIE, bytemode multiplier included (`PieCore<PIE_FULL>`).
-    Pie,
-    DualPi2,
-}
-
-impl BoardCore {
-    pub const ALL: [BoardCore; 2] = [BoardCore::Pie, BoardCore::DualPi2];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            BoardCore::Pie => "pie",
-            BoardCore::DualPi2 => "dualpi2",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<BoardCore> {
-        BoardCore::ALL.into_iter().find(|c| c.name() == s)
-    }
-
-    fn describe(self) -> &'static str {
-        match self {
-            BoardCore::Pie => "the PIE core alone",
-            BoardCore::DualPi2 => "the DualPI2 core alone",
-        }
-    }
-
-    /// The core alone, for the comparison with the board.
-    fn core(self) -> Emitted {
-        match self {
-            BoardCore::Pie => emit(aqm_hdl::pie::core::PieCore::<
-                { aqm_hdl::pie::core::PIE_FULL },
-            >::default()),
-            BoardCore::DualPi2 => emit(aqm_hdl::dualpi2::DualPi2Core::default()),
-        }
-    }
 }
 
 /// What the flow produced.
@@ -198,7 +159,7 @@ fn parse_nextpnr(log: &str, r: &mut FlowReport) {
 }
 
 /// Builds the line card with `core` for board revision `rev` into `out`/<core>-<rev>.
-pub fn build(core: BoardCore, rev: BoardRev, out: &Path) -> Result<FlowReport, String> {
+pub fn build(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<FlowReport, String> {
     let name = format!(
         "{}-{}",
         core.name(),
@@ -209,16 +170,13 @@ pub fn build(core: BoardCore, rev: BoardRev, out: &Path) -> Result<FlowReport, S
     );
     let dir = out.join(&name);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let (verilog, pcf) = match core {
-        BoardCore::Pie => top_files(BoardPie::<BOARD_CPB, BOARD_NSPC>::new(rev)),
-        BoardCore::DualPi2 => top_files(BoardDualPi2::<BOARD_CPB, BOARD_NSPC>::new(rev)),
-    };
-    std::fs::write(dir.join("top.v"), &verilog).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("top.pcf"), &pcf).map_err(|e| e.to_string())?;
+    let top = (board(core).top)(rev);
+    std::fs::write(dir.join("top.v"), &top.verilog).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("top.pcf"), &top.pcf).map_err(|e| e.to_string())?;
 
     let mut r = FlowReport {
         dir: dir.clone(),
-        core_desc: core.describe().into(),
+        core_desc: format!("the {} core alone", core.title()),
         ..FlowReport::default()
     };
     r.versions = vec![
@@ -231,7 +189,8 @@ pub fn build(core: BoardCore, rev: BoardRev, out: &Path) -> Result<FlowReport, S
         ("verilator".into(), version("verilator", "--version")),
     ];
     // The core alone, for the comparison.
-    std::fs::write(dir.join("core.v"), core.core().verilog).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("core.v"), (hdl_core(core).emit)().verilog)
+        .map_err(|e| e.to_string())?;
     r.core_synth = yosys_ice40(&dir.join("core.v"), None)?;
     r.board_synth = yosys_ice40(&dir.join("top.v"), Some(&dir.join("top.json")))?;
     let mhz = CORE_CLOCK_HZ as f64 / 1e6;
@@ -281,14 +240,6 @@ pub fn build(core: BoardCore, rev: BoardRev, out: &Path) -> Result<FlowReport, S
 }
 
 /// A board top's Verilog and pin constraints.
-fn top_files<T: Block>(mut top: T) -> (String, String) {
-    top.connect_all();
-    (
-        generate_verilog(&top),
-        rust_hdl::fpga::toolchains::icestorm::generate_pcf(&top),
-    )
-}
-
 /// Everything the report promises: timing met on every clock, the core whole in the board.
 pub fn check(r: &FlowReport) -> Result<(), String> {
     if r.clocks.is_empty() {

@@ -4,14 +4,15 @@
 //! build/bitstream). Fails when a tool fails or timing is not met.
 //! `aqm-bitstream --docs` rewrites bsp/PROTOCOL.md.
 
-use aqm_bsp::flow::{build, BoardCore};
+use aqm_bsp::flow::build;
 use aqm_bsp::top::BoardRev;
+use aqm_golden::hw::{by_name, names, CoreKind, CORES};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let mut rev = BoardRev::V1;
-    let mut cores = BoardCore::ALL.to_vec();
+    let mut cores: Vec<&dyn CoreKind> = CORES.to_vec();
     let mut out = PathBuf::from("build/bitstream");
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -27,13 +28,12 @@ fn main() -> ExitCode {
                 };
             }
             "--core" => match args.next().as_deref() {
-                Some("all") => cores = BoardCore::ALL.to_vec(),
-                Some(c) if BoardCore::parse(c).is_some() => {
-                    cores = BoardCore::parse(c).into_iter().collect()
-                }
+                Some("all") => cores = CORES.to_vec(),
+                Some(c) if by_name(c).is_some() => cores = by_name(c).into_iter().collect(),
                 other => {
                     eprintln!(
-                        "aqm-bitstream: --core: expected pie, dualpi2 or all, found {other:?}"
+                        "aqm-bitstream: --core: expected one of {}, or all; found {other:?}",
+                        names()
                     );
                     return ExitCode::FAILURE;
                 }

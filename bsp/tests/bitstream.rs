@@ -2,15 +2,17 @@
 //! DualPI2 for revision 1 (the revisions differ only in the pin constraints, and the DualPI2 card, at
 //! 98 % of the logic cells, takes nextpnr several minutes to place).
 
-use aqm_bsp::flow::{build, BoardCore};
+use aqm_bsp::flow::build;
 use aqm_bsp::top::BoardRev;
+use aqm_golden::dualpi2::kind::DUALPI2_CORE;
+use aqm_golden::pie::kind::PIE_CORE;
 use std::path::PathBuf;
 
 #[test]
 fn pie_line_card_bitstreams_build_and_meet_timing() {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bitstream");
     for rev in [BoardRev::V1, BoardRev::V2] {
-        let r = build(BoardCore::Pie, rev, &out).unwrap_or_else(|e| panic!("{rev:?}: {e}"));
+        let r = build(&PIE_CORE, rev, &out).unwrap_or_else(|e| panic!("{rev:?}: {e}"));
         let bin = std::fs::metadata(r.dir.join("top.bin")).expect("top.bin");
         // An HX8K bitstream is 135,100 bytes.
         assert!(bin.len() > 100_000, "{} bytes", bin.len());
@@ -22,7 +24,7 @@ fn pie_line_card_bitstreams_build_and_meet_timing() {
 #[test]
 fn dualpi2_line_card_bitstream_builds_and_meets_timing() {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bitstream");
-    let r = build(BoardCore::DualPi2, BoardRev::V1, &out).unwrap_or_else(|e| panic!("{e}"));
+    let r = build(&DUALPI2_CORE, BoardRev::V1, &out).unwrap_or_else(|e| panic!("{e}"));
     let bin = std::fs::metadata(r.dir.join("top.bin")).expect("top.bin");
     assert!(bin.len() > 100_000, "{} bytes", bin.len());
     assert!(r.lcs <= r.lcs_total && r.brams <= 32);

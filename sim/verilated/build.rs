@@ -15,9 +15,9 @@ fn main() {
         let design = aqm_hdl::emit::by_name(&name).expect("known design");
         verilate(&name, design, &out, &root, &mut bindings);
     }
-    for name in aqm_bsp::emit::SIM_DESIGNS {
-        let design = aqm_bsp::emit::by_name(name).expect("known design");
-        verilate(name, design, &out, &root, &mut bindings);
+    for name in aqm_bsp::emit::sim_designs() {
+        let design = aqm_bsp::emit::by_name(&name).expect("known design");
+        verilate(&name, design, &out, &root, &mut bindings);
     }
     let _ = writeln!(
         bindings,

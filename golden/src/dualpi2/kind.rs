@@ -4,7 +4,7 @@
 //! from the classification (the C queue never holds a CE arrival, the L queue holds ECN-capable packets
 //! only) and, for a CE departure from L, from the MARKED_L and STEP_MARKS counters.
 
-use super::consts::{HW_QUEUE_CAPACITY, VERDICT_LATENCY};
+use super::consts::{HW_QUEUE_CAPACITY, PARAM_CYCLES, VERDICT_LATENCY};
 use super::core::DualPi2CoreModel;
 use super::params::DualPi2Params;
 use super::qdisc::run_seed;
@@ -112,6 +112,9 @@ impl CoreKind for DualPi2Kind {
     }
     fn verdict_latency(&self) -> u64 {
         VERDICT_LATENCY
+    }
+    fn write_spacing(&self) -> u64 {
+        PARAM_CYCLES
     }
     fn regs(&self) -> &'static [RegDef] {
         DUALPI2_REGS

@@ -79,6 +79,9 @@ pub trait CoreKind: Sync {
     fn capacity(&self) -> u32;
     /// Cycles from the ingress handshake to the verdict (the shortest case).
     fn verdict_latency(&self) -> u64;
+    /// Cycles from one parameter write to the next the core takes (DualPI2's parameter engine refuses a
+    /// write while the one before is still going in).
+    fn write_spacing(&self) -> u64;
     /// The register map (`hdl/REGISTERS.md` is generated from it).
     fn regs(&self) -> &'static [RegDef];
     /// The register at `addr`, if it is mapped.
@@ -102,6 +105,12 @@ pub trait CoreKind: Sync {
     fn admission(&self, v: &VerdictBeat) -> Result<Admission, String>;
     /// A fresh reader of the reasons behind dequeue drops and marks.
     fn beat_reasons(&self) -> Box<dyn BeatReasons>;
+}
+
+impl PartialEq for dyn CoreKind {
+    fn eq(&self, other: &dyn CoreKind) -> bool {
+        self.name() == other.name()
+    }
 }
 
 impl std::fmt::Debug for dyn CoreKind {

@@ -15,7 +15,7 @@ pub use adapter::CoreAqm;
 pub use clocked::ClockedCore;
 pub use driver::{Beat, DriverError, EventDriver, Verdict, VerdictBeat};
 pub use io::{CoreInputs, CoreOutputs};
-pub use kind::{by_id, by_name, CoreKind, CoreParams, RegWrite, CORES};
+pub use kind::{by_id, by_name, names, CoreKind, CoreParams, RegWrite, CORES};
 
 /// Width of the cores' internal time: `now` modulo 2^40 ns (about 18 minutes).
 pub const TIME_BITS: u32 = 40;

@@ -70,6 +70,9 @@ impl CoreKind for PieKind {
     fn verdict_latency(&self) -> u64 {
         VERDICT_LATENCY
     }
+    fn write_spacing(&self) -> u64 {
+        2
+    }
     fn regs(&self) -> &'static [RegDef] {
         PIE_REGS
     }

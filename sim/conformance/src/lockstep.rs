@@ -1,6 +1,6 @@
 //! Runs several core models on the same inputs and compares every output on every cycle.
 
-use crate::stimulus::{Core, Stimulus};
+use crate::stimulus::Stimulus;
 use crate::vcd::{self, Scope};
 use aqm_golden::hw::ClockedCore;
 use aqm_golden::hw::{CoreInputs, CoreOutputs};
@@ -218,7 +218,7 @@ pub fn run(
     cycles: u64,
     vcd_path: Option<&Path>,
 ) -> Result<RunStats, Failure> {
-    let core: Core = stim.core();
+    let core = stim.core();
     let mut history: VecDeque<(u64, Vec<Vec<u64>>)> = VecDeque::new();
     let mut stats = RunStats::default();
     let mut cons = Conservation::default();
@@ -236,7 +236,7 @@ pub fn run(
                 now: last.now + 100_000,
                 out_ready: true,
                 reg_we: drain_cycles % 128 == 1,
-                reg_addr: core.link_bt_addr(),
+                reg_addr: crate::stimulus::reg_addr(core, "LINK_BYTE_TIME"),
                 ..Default::default()
             }
         } else {

@@ -6,44 +6,19 @@
 //! probabilities, seeds), resets in the middle of traffic, and time that advances by a configurable step
 //! with occasional jumps. [`config_strategy`] gives proptest strategies over the settings.
 
+use aqm_golden::dualpi2::kind::DUALPI2_CORE;
 use aqm_golden::dualpi2::regs as d2;
-use aqm_golden::hw::{CoreInputs, CoreOutputs};
-use aqm_golden::pie::regs::{addr, RegDef, PIE_REGS};
+use aqm_golden::hw::{CoreInputs, CoreKind, CoreOutputs};
+use aqm_golden::pie::kind::PIE_CORE;
+use aqm_golden::pie::regs::addr;
 use aqm_golden::prng::XorShift64;
 use proptest::prelude::*;
 
-/// Which core a stimulus drives: they share the ports but not the register map.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Core {
-    #[default]
-    Pie,
-    DualPi2,
-}
-
-impl Core {
-    pub fn regs(self) -> &'static [RegDef] {
-        match self {
-            Core::Pie => PIE_REGS,
-            Core::DualPi2 => d2::DUALPI2_REGS,
-        }
-    }
-
-    /// The LINK_BYTE_TIME register.
-    pub fn link_bt_addr(self) -> u8 {
-        match self {
-            Core::Pie => addr::LINK_BYTE_TIME,
-            Core::DualPi2 => d2::addr::LINK_BYTE_TIME,
-        }
-    }
-
-    /// Cycles between two setup writes: a DualPI2 parameter write keeps its engine busy (and refuses the
-    /// next) until it takes effect.
-    pub fn setup_spacing(self) -> u64 {
-        match self {
-            Core::Pie => 2,
-            Core::DualPi2 => aqm_golden::dualpi2::consts::PARAM_CYCLES,
-        }
-    }
+/// The address of the register called `name` in `core`'s map (every core has LINK_BYTE_TIME).
+pub fn reg_addr(core: &dyn CoreKind, name: &str) -> u8 {
+    core.register_by_name(name)
+        .unwrap_or_else(|| panic!("the {} core has no register {name}", core.name()))
+        .addr
 }
 
 /// Lengths at and around the edges that matter: tiny, 64, the MTU (1514), the Ethernet maximum (1518),
@@ -80,7 +55,8 @@ pub struct StimulusConfig {
     /// One cycle in this many writes a random probability up to `force_prob_max` (0: never).
     pub force_prob_every: u32,
     pub force_prob_max: u64,
-    pub core: Core,
+    /// The core driven: the cores share the ports but not the register map.
+    pub core: &'static dyn CoreKind,
 }
 
 impl Default for StimulusConfig {
@@ -99,7 +75,7 @@ impl Default for StimulusConfig {
             setup: vec![],
             force_prob_every: 0,
             force_prob_max: 0,
-            core: Core::Pie,
+            core: &PIE_CORE,
         }
     }
 }
@@ -187,7 +163,7 @@ pub fn config_strategy() -> impl Strategy<Value = StimulusConfig> {
                     ),
                     force_prob_every,
                     force_prob_max: aqm_golden::pie::consts::MAX_PROB / 100 * force_pct,
-                    core: Core::Pie,
+                    core: &PIE_CORE,
                 }
             },
         )
@@ -311,7 +287,7 @@ pub fn dualpi2_config_strategy() -> impl Strategy<Value = StimulusConfig> {
                     setup,
                     force_prob_every,
                     force_prob_max: u32::MAX as u64 / 100 * force_pct,
-                    core: Core::DualPi2,
+                    core: &DUALPI2_CORE,
                 }
             },
         )
@@ -319,7 +295,7 @@ pub fn dualpi2_config_strategy() -> impl Strategy<Value = StimulusConfig> {
 
 impl Stimulus {
     /// The core this stimulus drives.
-    pub fn core(&self) -> Core {
+    pub fn core(&self) -> &'static dyn CoreKind {
         self.cfg.core
     }
 
@@ -379,7 +355,7 @@ impl Stimulus {
         }
         i.reg_we = true;
         let def = regs[self.below(regs.len() as u64) as usize];
-        let pie = self.cfg.core == Core::Pie;
+        let pie = self.cfg.core.name() == PIE_CORE.name();
         i.reg_addr = def.addr;
         i.reg_wdata = match (def.addr, def.range) {
             // A soft reset now and then, mostly counter clears.
@@ -425,7 +401,7 @@ impl Iterator for Stimulus {
         }
         // Setup writes after a reset, as often as the core takes them.
         let s = self.since_reset;
-        let gap = self.cfg.core.setup_spacing();
+        let gap = self.cfg.core.write_spacing();
         if !i.rst && s >= 1 && s % gap == 1 && ((s / gap) as usize) < self.cfg.setup.len() {
             let (a, v) = self.cfg.setup[(s / gap) as usize];
             i.reg_we = true;
@@ -440,12 +416,13 @@ impl Iterator for Stimulus {
             let p = self.below(self.cfg.force_prob_max + 1);
             i.reg_we = true;
             i.reg_wdata = p as u32;
-            match self.cfg.core {
-                Core::Pie => {
-                    i.reg_addr = addr::PROB_LO;
+            // A 64-bit probability goes in as a _LO, _HI pair.
+            match self.cfg.core.register_by_name("PROB") {
+                Some(prob) => i.reg_addr = prob.addr,
+                None => {
+                    i.reg_addr = reg_addr(self.cfg.core, "PROB_LO");
                     self.prob_hi = Some((p >> 32) as u32);
                 }
-                Core::DualPi2 => i.reg_addr = d2::addr::PROB,
             }
         } else if self.pct(self.cfg.reg_pct) {
             self.register(&mut i);

@@ -2,9 +2,7 @@
 //! coverage checks, then property-based stimuli. Together well over 1,000,000 cycles.
 
 use aqm_conformance::lockstep::{self, RunStats};
-use aqm_conformance::stimulus::{
-    dualpi2_config_strategy, dualpi2_setup, Core, Stimulus, StimulusConfig,
-};
+use aqm_conformance::stimulus::{dualpi2_config_strategy, dualpi2_setup, Stimulus, StimulusConfig};
 use aqm_golden::dualpi2::classify::Limit;
 use aqm_golden::dualpi2::core::{limit_index, DualPi2CoreModel, DualPi2Coverage};
 use aqm_golden::dualpi2::decision::Rule;
@@ -30,7 +28,7 @@ fn check(name: &str, seed: u64, cfg: StimulusConfig, cycles: u64) -> (RunStats, 
 
 fn dualpi2(cfg: StimulusConfig) -> StimulusConfig {
     StimulusConfig {
-        core: Core::DualPi2,
+        core: &aqm_golden::dualpi2::kind::DUALPI2_CORE,
         ..cfg
     }
 }

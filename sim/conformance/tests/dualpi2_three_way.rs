@@ -2,9 +2,7 @@
 //! output compared on every cycle: directed runs and property-based stimuli, over 100,000 cycles.
 
 use aqm_conformance::lockstep;
-use aqm_conformance::stimulus::{
-    dualpi2_config_strategy, dualpi2_setup, Core, Stimulus, StimulusConfig,
-};
+use aqm_conformance::stimulus::{dualpi2_config_strategy, dualpi2_setup, Stimulus, StimulusConfig};
 use aqm_golden::dualpi2::core::{DualPi2CoreModel, DualPi2Coverage};
 use aqm_golden::dualpi2::decision::Rule;
 use aqm_golden::dualpi2::regs::addr;
@@ -40,7 +38,7 @@ fn mixed_traffic_with_overload_and_register_traffic() {
         setup,
         force_prob_every: 5_000,
         force_prob_max: u32::MAX as u64,
-        core: Core::DualPi2,
+        core: &aqm_golden::dualpi2::kind::DUALPI2_CORE,
         ..StimulusConfig::default()
     };
     let c = check("three_d2_mixed", 31, cfg, 40_000);
