@@ -8,10 +8,10 @@ use super::consts::{HW_QUEUE_CAPACITY, PARAM_CYCLES, VERDICT_LATENCY};
 use super::core::DualPi2CoreModel;
 use super::params::DualPi2Params;
 use super::qdisc::run_seed;
-use super::regs::{addr, RegDef, DUALPI2_ID, DUALPI2_REGS};
+use super::regs::{addr, DUALPI2_ID, DUALPI2_REGS};
 use crate::hw::clocked::ClockedCore;
 use crate::hw::driver::{Beat, DriverError, Verdict, VerdictBeat};
-use crate::hw::kind::{BeatReasons, CoreKind, CoreParams, RegWrite, RegisterBus};
+use crate::hw::kind::{BeatReasons, CoreFacts, CoreKind, CoreParams, RegWrite, RegisterBus};
 use crate::types::{Admission, DropReason, Ecn, MarkReason, QueueId};
 
 /// The DualPI2 core.
@@ -98,26 +98,16 @@ impl BeatReasons for MarkCounters {
 }
 
 impl CoreKind for DualPi2Kind {
-    fn name(&self) -> &'static str {
-        "dualpi2"
-    }
-    fn title(&self) -> &'static str {
-        "DualPI2"
-    }
-    fn id(&self) -> u32 {
-        DUALPI2_ID
-    }
-    fn capacity(&self) -> u32 {
-        HW_QUEUE_CAPACITY
-    }
-    fn verdict_latency(&self) -> u64 {
-        VERDICT_LATENCY
-    }
-    fn write_spacing(&self) -> u64 {
-        PARAM_CYCLES
-    }
-    fn regs(&self) -> &'static [RegDef] {
-        DUALPI2_REGS
+    fn facts(&self) -> &'static CoreFacts {
+        &CoreFacts {
+            name: "dualpi2",
+            title: "DualPI2",
+            id: DUALPI2_ID,
+            capacity: HW_QUEUE_CAPACITY,
+            verdict_latency: VERDICT_LATENCY,
+            write_spacing: PARAM_CYCLES,
+            regs: DUALPI2_REGS,
+        }
     }
     fn model(&self) -> Box<dyn ClockedCore + Send> {
         Box::new(DualPi2CoreModel::new())

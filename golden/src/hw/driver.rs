@@ -95,8 +95,9 @@ impl fmt::Display for DriverError {
 
 impl std::error::Error for DriverError {}
 
-/// What a core decided for an arrival: the 2-bit `verdict_code` of both cores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What a core decided for an arrival: the 2-bit `verdict_code` of both cores, and the admission decision
+/// of the golden PIE ([`crate::pie::enqueue`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Verdict {
     /// Code 0: queued.
     Enqueue,
@@ -127,6 +128,11 @@ impl Verdict {
             Verdict::EarlyDrop => 2,
             Verdict::TailDrop => 3,
         }
+    }
+
+    /// The packet goes into the queue.
+    pub fn is_enqueued(self) -> bool {
+        matches!(self, Verdict::Enqueue | Verdict::Mark)
     }
 }
 

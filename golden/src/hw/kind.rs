@@ -67,23 +67,57 @@ pub trait CoreParams {
     fn register_writes(&self, seed: u64) -> Vec<RegWrite>;
 }
 
-/// One hardware core: everything the harnesses need to know about it.
-pub trait CoreKind: Sync {
+/// What a core is, as plain values.
+pub struct CoreFacts {
     /// Short name, as on command lines and in the simulator's rows: `"pie"`, `"dualpi2"`.
-    fn name(&self) -> &'static str;
+    pub name: &'static str,
     /// The name in prose: `"PIE"`, `"DualPI2"`.
-    fn title(&self) -> &'static str;
+    pub title: &'static str,
     /// The value of the ID register (four ASCII characters: the core and its version).
-    fn id(&self) -> u32;
+    pub id: u32,
     /// Descriptors the core holds (its CAPACITY register).
-    fn capacity(&self) -> u32;
+    pub capacity: u32,
     /// Cycles from the ingress handshake to the verdict (the shortest case).
-    fn verdict_latency(&self) -> u64;
+    pub verdict_latency: u64,
     /// Cycles from one parameter write to the next the core takes (DualPI2's parameter engine refuses a
     /// write while the one before is still going in).
-    fn write_spacing(&self) -> u64;
+    pub write_spacing: u64,
     /// The register map (`hdl/REGISTERS.md` is generated from it).
-    fn regs(&self) -> &'static [RegDef];
+    pub regs: &'static [RegDef],
+}
+
+/// One hardware core: everything the harnesses need to know about it.
+pub trait CoreKind: Sync {
+    /// The core's values ([`CoreFacts`]); the accessors below read them.
+    fn facts(&self) -> &'static CoreFacts;
+    /// See [`CoreFacts::name`].
+    fn name(&self) -> &'static str {
+        self.facts().name
+    }
+    /// See [`CoreFacts::title`].
+    fn title(&self) -> &'static str {
+        self.facts().title
+    }
+    /// See [`CoreFacts::id`].
+    fn id(&self) -> u32 {
+        self.facts().id
+    }
+    /// See [`CoreFacts::capacity`].
+    fn capacity(&self) -> u32 {
+        self.facts().capacity
+    }
+    /// See [`CoreFacts::verdict_latency`].
+    fn verdict_latency(&self) -> u64 {
+        self.facts().verdict_latency
+    }
+    /// See [`CoreFacts::write_spacing`].
+    fn write_spacing(&self) -> u64 {
+        self.facts().write_spacing
+    }
+    /// See [`CoreFacts::regs`].
+    fn regs(&self) -> &'static [RegDef] {
+        self.facts().regs
+    }
     /// The register at `addr`, if it is mapped.
     fn register(&self, addr: u8) -> Option<&'static RegDef> {
         self.regs().iter().find(|d| d.addr == addr)

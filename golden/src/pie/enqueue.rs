@@ -6,45 +6,8 @@ use super::params::PieParams;
 use super::vars::PieVars;
 use crate::types::Ecn;
 
-/// The admission decision of PIE for one packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Verdict {
-    /// Queued unchanged.
-    Enqueue,
-    /// Queued with ECN set to CE instead of an early drop.
-    Mark,
-    /// Dropped by the AQM.
-    EarlyDrop,
-    /// Dropped because the queue was at its limit.
-    TailDrop,
-}
-
-impl Verdict {
-    /// The 2-bit code of the hardware's verdict stream.
-    pub fn code(self) -> u8 {
-        match self {
-            Verdict::Enqueue => 0,
-            Verdict::Mark => 1,
-            Verdict::EarlyDrop => 2,
-            Verdict::TailDrop => 3,
-        }
-    }
-
-    /// The verdict of a 2-bit code.
-    pub fn from_code(code: u8) -> Verdict {
-        match code & 3 {
-            0 => Verdict::Enqueue,
-            1 => Verdict::Mark,
-            2 => Verdict::EarlyDrop,
-            _ => Verdict::TailDrop,
-        }
-    }
-
-    /// The packet goes into the queue.
-    pub fn is_enqueued(self) -> bool {
-        matches!(self, Verdict::Enqueue | Verdict::Mark)
-    }
-}
+/// The admission decision of PIE for one packet: the verdict code the hardware cores share.
+pub use crate::hw::driver::Verdict;
 
 /// The queue as the arriving packet finds it (the packet itself excluded).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -3,10 +3,12 @@
 use super::core::{PieCoreModel, VERDICT_LATENCY};
 use super::params::PieParams;
 use super::qdisc::run_seed;
-use super::regs::{addr, RegDef, CAPACITY, PIE_ID, PIE_REGS};
+use super::regs::{addr, CAPACITY, PIE_ID, PIE_REGS};
 use crate::hw::clocked::ClockedCore;
 use crate::hw::driver::{Beat, VerdictBeat};
-use crate::hw::kind::{admission_of, BeatReasons, CoreKind, CoreParams, RegWrite, RegisterBus};
+use crate::hw::kind::{
+    admission_of, BeatReasons, CoreFacts, CoreKind, CoreParams, RegWrite, RegisterBus,
+};
 use crate::types::{Admission, DropReason, MarkReason, QueueId};
 
 /// The PIE core.
@@ -55,26 +57,16 @@ impl BeatReasons for EnqueueOnly {
 }
 
 impl CoreKind for PieKind {
-    fn name(&self) -> &'static str {
-        "pie"
-    }
-    fn title(&self) -> &'static str {
-        "PIE"
-    }
-    fn id(&self) -> u32 {
-        PIE_ID
-    }
-    fn capacity(&self) -> u32 {
-        CAPACITY
-    }
-    fn verdict_latency(&self) -> u64 {
-        VERDICT_LATENCY
-    }
-    fn write_spacing(&self) -> u64 {
-        2
-    }
-    fn regs(&self) -> &'static [RegDef] {
-        PIE_REGS
+    fn facts(&self) -> &'static CoreFacts {
+        &CoreFacts {
+            name: "pie",
+            title: "PIE",
+            id: PIE_ID,
+            capacity: CAPACITY,
+            verdict_latency: VERDICT_LATENCY,
+            write_spacing: 2,
+            regs: PIE_REGS,
+        }
     }
     fn model(&self) -> Box<dyn ClockedCore + Send> {
         Box::new(PieCoreModel::new())

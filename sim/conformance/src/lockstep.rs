@@ -218,7 +218,7 @@ pub fn run(
     cycles: u64,
     vcd_path: Option<&Path>,
 ) -> Result<RunStats, Failure> {
-    let core = stim.core();
+    let link_bt = crate::stimulus::reg_addr(stim.core(), "LINK_BYTE_TIME");
     let mut history: VecDeque<(u64, Vec<Vec<u64>>)> = VecDeque::new();
     let mut stats = RunStats::default();
     let mut cons = Conservation::default();
@@ -236,7 +236,7 @@ pub fn run(
                 now: last.now + 100_000,
                 out_ready: true,
                 reg_we: drain_cycles % 128 == 1,
-                reg_addr: crate::stimulus::reg_addr(core, "LINK_BYTE_TIME"),
+                reg_addr: link_bt,
                 ..Default::default()
             }
         } else {

@@ -355,7 +355,6 @@ impl Stimulus {
         }
         i.reg_we = true;
         let def = regs[self.below(regs.len() as u64) as usize];
-        let pie = self.cfg.core.name() == PIE_CORE.name();
         i.reg_addr = def.addr;
         i.reg_wdata = match (def.addr, def.range) {
             // A soft reset now and then, mostly counter clears.
@@ -366,7 +365,7 @@ impl Stimulus {
                     2
                 }
             }
-            (addr::PROB_HI, _) if pie => {
+            (_, _) if def.name == "PROB_HI" => {
                 if self.pct(10) {
                     0x0100_0000 + self.below(1000) as u32
                 } else {
