@@ -18,8 +18,9 @@
 
 use rust_hdl::prelude::*;
 
-/// Cycles in state Tx after a departure: 16 multiplier steps and 3 for the final sum in two halves.
-pub const TX_CYCLES: u64 = 19;
+/// Cycles in state Tx after a departure: 16 multiplier steps and 3 for the final sum in two halves
+/// (defined once with the golden model).
+pub use aqm_golden::hw::link::TX_CYCLES;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum LinkState {

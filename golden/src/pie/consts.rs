@@ -43,6 +43,19 @@ pub const QDELAY_BOOST_TICKS: u64 = 250_000_000 >> TICK_SHIFT;
 /// The first controller update fires 500 ms after reset.
 pub const FIRST_UPDATE_NS: u64 = 500_000_000;
 
+/// The hardware core's timing (hdl/PIE-CORE.md), which its cycle-accurate model and the RTL share.
+/// Cycles from accepting a descriptor to its verdict.
+pub const VERDICT_LATENCY: u64 = 5;
+/// Cycles a bytemode packet (len <= MTU) holds ingress stage P0: 11 multiplier steps, 2 for the final
+/// sum, 1 to move on. The ingress accepts one descriptor per clock otherwise.
+pub const BYTEMODE_HOLD: u64 = 14;
+/// Cycles from the controller's firing cycle to the commit cycle of a periodic update.
+pub const UPDATE_CYCLES: u64 = 2609;
+/// Cycles from the start to the commit cycle of a recomputation after a prob or MTU write.
+pub const RECOMPUTE_CYCLES: u64 = 121;
+/// Cycles the link model spends in Tx after a departure (both cores share the link model).
+pub use crate::hw::link::TX_CYCLES;
+
 /// Nanoseconds to psched ticks, truncating, as Linux's PSCHED_NS2TICKS.
 pub const fn ns_to_ticks(ns: u64) -> u64 {
     ns >> TICK_SHIFT

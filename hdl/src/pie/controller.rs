@@ -32,10 +32,8 @@ use aqm_golden::pie::consts::{
 };
 use rust_hdl::prelude::*;
 
-/// Cycles from the firing cycle to the commit cycle of a periodic update.
-pub const UPDATE_CYCLES: u64 = 2609;
-/// Cycles from the start to the commit cycle of a recomputation after a prob or MTU write.
-pub const RECOMPUTE_CYCLES: u64 = 121;
+/// The controller's timing, defined once with the golden model (hdl/PIE-CORE.md).
+pub use aqm_golden::pie::consts::{RECOMPUTE_CYCLES, UPDATE_CYCLES};
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum CtrlState {

@@ -21,11 +21,8 @@ use crate::konst::K;
 use aqm_golden::pie::consts::{ACCU_HIGH, ACCU_LOW, ACCU_MAX};
 use rust_hdl::prelude::*;
 
-/// Cycles from accepting a descriptor to its verdict.
-pub const VERDICT_LATENCY: u64 = 5;
-/// Cycles a bytemode packet (len <= MTU) holds stage P0: 11 multiplier steps, 2 for the final sum, 1 to
-/// move on. The ingress accepts one descriptor per clock otherwise.
-pub const BYTEMODE_HOLD: u64 = 14;
+/// The ingress timing, defined once with the golden model (hdl/PIE-CORE.md).
+pub use aqm_golden::pie::consts::{BYTEMODE_HOLD, VERDICT_LATENCY};
 
 /// `BM` = 1 builds the bytemode multiplier; with 0 the ingress never scales by length (and the register
 /// file refuses BYTEMODE = 1), which saves about 600 logic cells on the HX8K.

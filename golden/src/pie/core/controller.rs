@@ -2,17 +2,15 @@
 //! fixed number of cycles after it fires; this model computes the update with the specification's
 //! function when it fires and commits it in the same cycle the RTL does.
 
-use super::super::consts::{FIRST_UPDATE_NS, MAX_PROB, PROB_10PCT, PROB_20PCT};
+use super::super::consts::{
+    FIRST_UPDATE_NS, MAX_PROB, PROB_10PCT, PROB_20PCT, RECOMPUTE_CYCLES, UPDATE_CYCLES,
+};
 use super::super::controller::update;
 use super::super::params::PieParams;
 use super::super::vars::PieVars;
 use super::regs::{Params, Strobes};
 use super::{time_reached, TIME_MASK};
 
-/// Cycles from the firing cycle to the commit cycle of a periodic update.
-pub const UPDATE_CYCLES: u64 = 2609;
-/// Cycles from the start to the commit cycle of a recomputation after a prob or MTU write.
-pub const RECOMPUTE_CYCLES: u64 = 121;
 
 /// What a job will commit.
 #[derive(Clone, Copy, Debug, Default)]

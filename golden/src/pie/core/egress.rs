@@ -7,7 +7,6 @@ use super::regs::Params;
 use super::TIME_MASK;
 use crate::hw::link::{LinkModel, Start};
 
-pub use crate::hw::link::TX_CYCLES;
 const TICKS_MASK: u64 = (1 << 34) - 1;
 const RESET_BURST_TICKS: u64 = 2_343_750;
 

@@ -10,11 +10,6 @@ use super::queue::Entry;
 use super::regs::Params;
 use super::{PieCoreInputs, TIME_MASK};
 
-/// Cycles from accepting a descriptor to its verdict.
-pub const VERDICT_LATENCY: u64 = 5;
-/// Cycles a bytemode packet (len <= MTU) holds stage P0.
-pub const BYTEMODE_HOLD: u64 = 14;
-
 const MASK56: u64 = (1 << 56) - 1;
 
 /// A descriptor in the pipeline.

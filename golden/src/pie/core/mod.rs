@@ -17,9 +17,9 @@ mod ingress;
 mod queue;
 mod regs;
 
-pub use controller::{RECOMPUTE_CYCLES, UPDATE_CYCLES};
-pub use egress::TX_CYCLES;
-pub use ingress::{BYTEMODE_HOLD, VERDICT_LATENCY};
+pub use super::consts::{
+    BYTEMODE_HOLD, RECOMPUTE_CYCLES, TX_CYCLES, UPDATE_CYCLES, VERDICT_LATENCY,
+};
 
 use crate::prng::XorShift64;
 
