@@ -12,6 +12,7 @@
 
 use super::params::{range, DualPi2Params, HARDWARE_PARAMS};
 use crate::dualpi2::consts::{HW_QUEUE_CAPACITY, MAX_PROB};
+use crate::dualpi2::scheduler::initial_credit;
 use crate::prng::DEFAULT_SEED;
 
 pub use crate::pie::regs::{
@@ -160,7 +161,7 @@ pub const DUALPI2_REGS: &[RegDef] = &[
     ro(addr::DELAY_L, "DELAY_L", 32, "ns", "age of the L head packet now, 0 if empty (tc delay_l)"),
     ro(addr::DELAY_C, "DELAY_C", 32, "ns", "age of the C head packet now, 0 if empty (tc delay_c)"),
     ro(addr::LAST_QDELAY, "LAST_QDELAY", 32, "ns", "head-of-queue delay of the last controller update"),
-    ro(addr::CREDIT, "CREDIT", 32, "bytes x %", "WRR credit, signed; L is served while <= 0 (tc credit)"),
+    RegDef { addr: addr::CREDIT, name: "CREDIT", access: Access::Ro, width: 32, unit: "bytes x %", reset: initial_credit(&H) as u32, range: None, doc: "WRR credit, signed; L is served while <= 0 (tc credit)" },
     ro(addr::UPDATES, "UPDATES", 32, "updates", "controller updates run since reset"),
 ];
 

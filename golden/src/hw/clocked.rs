@@ -20,6 +20,10 @@ pub trait ClockedCore {
     fn egress_decision(&self) -> Option<Decision> {
         None
     }
+    /// What the model went through so far, counter by counter, if it counts (the golden models do).
+    fn coverage(&self) -> Vec<(String, u64)> {
+        Vec::new()
+    }
 }
 
 impl<C: ClockedCore + ?Sized> ClockedCore for Box<C> {
@@ -34,6 +38,9 @@ impl<C: ClockedCore + ?Sized> ClockedCore for Box<C> {
     }
     fn egress_decision(&self) -> Option<Decision> {
         (**self).egress_decision()
+    }
+    fn coverage(&self) -> Vec<(String, u64)> {
+        (**self).coverage()
     }
 }
 
@@ -50,6 +57,9 @@ impl ClockedCore for DualPi2CoreModel {
     fn egress_decision(&self) -> Option<Decision> {
         DualPi2CoreModel::egress_decision(self)
     }
+    fn coverage(&self) -> Vec<(String, u64)> {
+        self.coverage.counts()
+    }
 }
 
 impl ClockedCore for PieCoreModel {
@@ -61,5 +71,8 @@ impl ClockedCore for PieCoreModel {
     }
     fn step(&mut self, i: &CoreInputs) -> CoreOutputs {
         PieCoreModel::step(self, i)
+    }
+    fn coverage(&self) -> Vec<(String, u64)> {
+        self.coverage.counts()
     }
 }

@@ -9,6 +9,9 @@
 
 use super::{time_reached, TIME_MASK};
 
+/// Accepted values of LINK_BYTE_TIME (ns per byte, Q16.8, 24 bits).
+pub const BYTE_TIME_RANGE: (u32, u32) = (0, (1 << 24) - 1);
+
 /// Cycles in state Tx after a departure.
 pub const TX_CYCLES: u64 = 19;
 

@@ -10,12 +10,17 @@ pub mod io;
 pub mod kind;
 pub mod link;
 pub mod queue;
+pub mod regcheck;
 
 pub use adapter::CoreAqm;
 pub use clocked::ClockedCore;
 pub use driver::{Beat, DriverError, EventDriver, Verdict, VerdictBeat};
 pub use io::{CoreInputs, CoreOutputs};
 pub use kind::{by_id, by_name, names, CoreKind, CoreParams, RegWrite, CORES};
+pub use regcheck::{check_register_map, RegMapError, RegMapReport};
+
+/// Accepted values of an on/off register (ECN, BYTEMODE, DROP_OVERLOAD).
+pub const FLAG_RANGE: (u32, u32) = (0, 1);
 
 /// Width of the cores' internal time: `now` modulo 2^40 ns (about 18 minutes).
 pub const TIME_BITS: u32 = 40;

@@ -7,7 +7,7 @@
 //! 64-bit values are split in _LO / _HI halves: reading _LO latches the matching _HI half, so a _LO then
 //! _HI read pair is consistent; writing _LO stages the low half and writing _HI commits both at once.
 
-use super::consts::MAX_PROB;
+use super::consts::{us_to_ticks, MAX_PROB};
 use super::params::{range, PieParams, DEFAULT_PARAMS};
 use crate::prng::DEFAULT_SEED;
 
@@ -173,7 +173,7 @@ pub const PIE_REGS: &[RegDef] = &[
     ro(addr::QDELAY, "QDELAY", 32, "ticks of 64 ns", "latest delay sample, saturated at 2^32-1 (tc delay)"),
     ro(addr::ACCU_LO, "ACCU_LO", 60, "2^56-1 = 100 %", "derandomisation accumulator (saturates at 2^60-1), low half"),
     ro(addr::ACCU_HI, "ACCU_HI", 60, "2^56-1 = 100 %", "derandomisation accumulator, high half"),
-    ro(addr::BURST, "BURST", 32, "ticks of 64 ns", "remaining burst allowance"),
+    RegDef { addr: addr::BURST, name: "BURST", access: Access::Ro, width: 32, unit: "ticks of 64 ns", reset: us_to_ticks(D.max_burst_us as u64) as u32, range: None, doc: "remaining burst allowance (reset: MAX_BURST_US)" },
 ];
 
 /// The definition of the register at `a`, if any.

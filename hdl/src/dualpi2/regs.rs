@@ -1,6 +1,7 @@
 //! DualPI2's register file: the bus, range checks, state writes (PROB, SEED), CONTROL and STATUS, and the
 //! read mux over parameters, state and counters. The map is `aqm_golden::dualpi2::regs::DUALPI2_REGS`
-//! (decimal addresses here, as `#[hdl_gen]` matches on literals; the test at the end checks every entry);
+//! (decimal addresses here, as `#[hdl_gen]` matches on literals; the ranges are the golden constants, and
+//! hdl/tests/regmap.rs checks every entry against this block);
 //! the parameters themselves live in [`super::params::DualPi2Params`], which takes a checked write and
 //! puts it in effect `PARAM_CYCLES` later.
 //!
@@ -10,7 +11,10 @@
 
 use crate::konst::K;
 use aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY;
+use aqm_golden::dualpi2::params::range;
 use aqm_golden::dualpi2::regs::DUALPI2_ID;
+use aqm_golden::hw::link::BYTE_TIME_RANGE;
+use aqm_golden::hw::FLAG_RANGE;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -107,7 +111,36 @@ pub struct DualPi2Regs {
     capacity: K<32, { HW_QUEUE_CAPACITY as u64 }>,
     ones: K<32, 0xFFFF_FFFF>,
     sext: K<32, 0xFF00_0000>,
+    // The accepted ranges, from the golden map's constants (a range starting at 0 has no lower check,
+    // and MIN_QLEN_STEP takes any value: the asserts below keep it so).
+    target_lo: K<32, { range::TARGET_US.0 as u64 }>,
+    target_hi: K<32, { range::TARGET_US.1 as u64 }>,
+    tupdate_lo: K<32, { range::TUPDATE_US.0 as u64 }>,
+    tupdate_hi: K<32, { range::TUPDATE_US.1 as u64 }>,
+    gain_lo: K<32, { range::GAIN.0 as u64 }>,
+    gain_hi: K<32, { range::GAIN.1 as u64 }>,
+    k_lo: K<32, { range::K.0 as u64 }>,
+    k_hi: K<32, { range::K.1 as u64 }>,
+    step_hi: K<32, { range::STEP_US.1 as u64 }>,
+    ecn_mask_lo: K<32, { range::ECN_MASK.0 as u64 }>,
+    ecn_mask_hi: K<32, { range::ECN_MASK.1 as u64 }>,
+    flag_hi: K<32, { FLAG_RANGE.1 as u64 }>,
+    limit_lo: K<32, { range::HW_LIMIT.0 as u64 }>,
+    limit_hi: K<32, { range::HW_LIMIT.1 as u64 }>,
+    mtu_lo: K<32, { range::MTU.0 as u64 }>,
+    mtu_hi: K<32, { range::MTU.1 as u64 }>,
+    c_prot_hi: K<32, { range::C_PROTECTION.1 as u64 }>,
+    byte_time_hi: K<32, { BYTE_TIME_RANGE.1 as u64 }>,
 }
+
+const _: () = assert!(
+    range::STEP_US.0 == 0
+        && FLAG_RANGE.0 == 0
+        && range::C_PROTECTION.0 == 0
+        && BYTE_TIME_RANGE.0 == 0
+        && range::MIN_QLEN_STEP.0 == 0
+        && range::MIN_QLEN_STEP.1 == u32::MAX
+);
 
 impl Logic for DualPi2Regs {
     #[hdl_gen]
@@ -150,59 +183,63 @@ impl Logic for DualPi2Regs {
                 }
                 16 => {
                     // TARGET_US
-                    self.param.next =
-                        (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 1_000_000);
+                    self.param.next = (self.w_data.q.val() >= self.target_lo.val())
+                        & (self.w_data.q.val() <= self.target_hi.val());
                 }
                 17 => {
                     // TUPDATE_US
-                    self.param.next =
-                        (self.w_data.q.val() >= 100) & (self.w_data.q.val() <= 1_000_000);
+                    self.param.next = (self.w_data.q.val() >= self.tupdate_lo.val())
+                        & (self.w_data.q.val() <= self.tupdate_hi.val());
                 }
                 18 => {
                     // ALPHA
-                    self.param.next =
-                        (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 0xF_FFFF);
+                    self.param.next = (self.w_data.q.val() >= self.gain_lo.val())
+                        & (self.w_data.q.val() <= self.gain_hi.val());
                 }
                 19 => {
                     // BETA
-                    self.param.next =
-                        (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 0xF_FFFF);
+                    self.param.next = (self.w_data.q.val() >= self.gain_lo.val())
+                        & (self.w_data.q.val() <= self.gain_hi.val());
                 }
                 20 => {
                     // K
-                    self.param.next = (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 255);
+                    self.param.next = (self.w_data.q.val() >= self.k_lo.val())
+                        & (self.w_data.q.val() <= self.k_hi.val());
                 }
                 21 => {
                     // STEP_US
-                    self.param.next = self.w_data.q.val() <= 1_000_000;
+                    self.param.next = self.w_data.q.val() <= self.step_hi.val();
                 }
                 22 => {
-                    // MIN_QLEN_STEP
+                    // MIN_QLEN_STEP: any 32-bit value (asserted below).
                     self.param.next = true;
                 }
                 23 => {
                     // ECN_MASK
-                    self.param.next = (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 3);
+                    self.param.next = (self.w_data.q.val() >= self.ecn_mask_lo.val())
+                        & (self.w_data.q.val() <= self.ecn_mask_hi.val());
                 }
                 24 => {
                     // DROP_OVERLOAD
-                    self.param.next = self.w_data.q.val() <= 1;
+                    self.param.next = self.w_data.q.val() <= self.flag_hi.val();
                 }
                 25 => {
                     // LIMIT
-                    self.param.next = (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 1024);
+                    self.param.next = (self.w_data.q.val() >= self.limit_lo.val())
+                        & (self.w_data.q.val() <= self.limit_hi.val());
                 }
                 26 => {
                     // MTU
-                    self.param.next = (self.w_data.q.val() >= 64) & (self.w_data.q.val() <= 2047);
+                    self.param.next = (self.w_data.q.val() >= self.mtu_lo.val())
+                        & (self.w_data.q.val() <= self.mtu_hi.val());
                 }
                 27 => {
                     // C_PROTECTION
-                    self.param.next = self.w_data.q.val() <= 100;
+                    self.param.next = self.w_data.q.val() <= self.c_prot_hi.val();
                 }
                 28 => {
                     // LINK_BYTE_TIME
-                    self.param.next = self.w_data.q.val() <= 0xFF_FFFF;
+                    self.param.next = self.w_data.q.val() <= self.byte_time_hi.val();
                 }
                 29 => {
                     // SEED_LO

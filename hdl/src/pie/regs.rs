@@ -1,8 +1,9 @@
 //! PIE's register file: parameters in tc's units with range checks, and the read mux over the state and
 //! counters. The map itself (addresses, ranges, reset values) is `aqm_golden::pie::regs::PIE_REGS`; the
 //! addresses below are decimal literals because `#[hdl_gen]` matches only on literals (and emits them
-//! verbatim into Verilog `case` labels), and the test at the end
-//! checks every entry of that table against this block.
+//! verbatim into Verilog `case` labels), and the register map check (`aqm_golden::hw::regcheck`, run on
+//! this block by hdl/tests/regmap.rs) checks every entry of that table against it; the ranges are the
+//! golden constants.
 //!
 //! A read returns `reg_rdata` with `reg_rvalid` the cycle after `reg_re`. A write is taken into a
 //! register and applied in the following cycle (so that the us -> ns conversion is two short adders in
@@ -10,8 +11,10 @@
 //! strobes in that cycle, and a rejected write pulses `reg_err` the cycle after and changes nothing.
 
 use crate::konst::K;
+use aqm_golden::hw::link::BYTE_TIME_RANGE;
+use aqm_golden::hw::FLAG_RANGE;
 use aqm_golden::pie::consts::ns_to_ticks;
-use aqm_golden::pie::params::DEFAULT_PARAMS as D;
+use aqm_golden::pie::params::{range, DEFAULT_PARAMS as D};
 use aqm_golden::pie::regs::{CAPACITY, PIE_ID};
 use rust_hdl::prelude::*;
 
@@ -110,7 +113,25 @@ pub struct PieRegs<const BM: u64> {
     id: K<32, { PIE_ID as u64 }>,
     capacity: K<32, { CAPACITY as u64 }>,
     bytemode_max: K<32, BM>,
+    // The accepted ranges, from the golden map's constants (a range starting at 0 has no lower check:
+    // the asserts below keep it so).
+    target_lo: K<32, { range::TARGET_US.0 as u64 }>,
+    target_hi: K<32, { range::TARGET_US.1 as u64 }>,
+    tupdate_lo: K<32, { range::TUPDATE_US.0 as u64 }>,
+    tupdate_hi: K<32, { range::TUPDATE_US.1 as u64 }>,
+    gain_hi: K<32, { range::GAIN.1 as u64 }>,
+    limit_lo: K<32, { range::LIMIT.0 as u64 }>,
+    limit_hi: K<32, { range::LIMIT.1 as u64 }>,
+    flag_hi: K<32, { FLAG_RANGE.1 as u64 }>,
+    mtu_lo: K<32, { range::MTU.0 as u64 }>,
+    mtu_hi: K<32, { range::MTU.1 as u64 }>,
+    burst_hi: K<32, { range::MAX_BURST_US.1 as u64 }>,
+    byte_time_hi: K<32, { BYTE_TIME_RANGE.1 as u64 }>,
 }
+
+const _: () = assert!(
+    range::GAIN.0 == 0 && FLAG_RANGE.0 == 0 && range::MAX_BURST_US.0 == 0 && BYTE_TIME_RANGE.0 == 0
+);
 
 impl<const BM: u64> Logic for PieRegs<BM> {
     #[hdl_gen]
@@ -181,7 +202,8 @@ impl<const BM: u64> Logic for PieRegs<BM> {
                 }
                 16 => {
                     // TARGET_US
-                    self.ok.next = (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 1_000_000);
+                    self.ok.next = (self.w_data.q.val() >= self.target_lo.val())
+                        & (self.w_data.q.val() <= self.target_hi.val());
                     if self.ok.val() {
                         self.target_us_r.d.next = self.w_data.q.val();
                         self.target_ticks_r.d.next = bit_cast::<24, 32>(self.us1000.val() >> 6);
@@ -189,8 +211,8 @@ impl<const BM: u64> Logic for PieRegs<BM> {
                 }
                 17 => {
                     // TUPDATE_US
-                    self.ok.next =
-                        (self.w_data.q.val() >= 100) & (self.w_data.q.val() <= 1_000_000);
+                    self.ok.next = (self.w_data.q.val() >= self.tupdate_lo.val())
+                        & (self.w_data.q.val() <= self.tupdate_hi.val());
                     if self.ok.val() {
                         self.tupdate_us_r.d.next = self.w_data.q.val();
                         self.tupdate_ns_r.d.next = self.us1000.val();
@@ -198,28 +220,29 @@ impl<const BM: u64> Logic for PieRegs<BM> {
                 }
                 18 => {
                     // ALPHA
-                    self.ok.next = self.w_data.q.val() <= 32;
+                    self.ok.next = self.w_data.q.val() <= self.gain_hi.val();
                     if self.ok.val() {
                         self.alpha_r.d.next = self.w_data.q.val().get_bits::<6>(0);
                     }
                 }
                 19 => {
                     // BETA
-                    self.ok.next = self.w_data.q.val() <= 32;
+                    self.ok.next = self.w_data.q.val() <= self.gain_hi.val();
                     if self.ok.val() {
                         self.beta_r.d.next = self.w_data.q.val().get_bits::<6>(0);
                     }
                 }
                 20 => {
                     // LIMIT
-                    self.ok.next = (self.w_data.q.val() >= 1) & (self.w_data.q.val() <= 1024);
+                    self.ok.next = (self.w_data.q.val() >= self.limit_lo.val())
+                        & (self.w_data.q.val() <= self.limit_hi.val());
                     if self.ok.val() {
                         self.limit_r.d.next = self.w_data.q.val().get_bits::<11>(0);
                     }
                 }
                 21 => {
                     // ECN
-                    self.ok.next = self.w_data.q.val() <= 1;
+                    self.ok.next = self.w_data.q.val() <= self.flag_hi.val();
                     if self.ok.val() {
                         self.ecn_r.d.next = self.w_data.q.val().get_bit(0);
                     }
@@ -233,7 +256,8 @@ impl<const BM: u64> Logic for PieRegs<BM> {
                 }
                 23 => {
                     // MTU
-                    self.ok.next = (self.w_data.q.val() >= 64) & (self.w_data.q.val() <= 2047);
+                    self.ok.next = (self.w_data.q.val() >= self.mtu_lo.val())
+                        & (self.w_data.q.val() <= self.mtu_hi.val());
                     if self.ok.val() {
                         self.mtu_r.d.next = self.w_data.q.val().get_bits::<16>(0);
                         self.mtu_we.next = true;
@@ -241,7 +265,7 @@ impl<const BM: u64> Logic for PieRegs<BM> {
                 }
                 24 => {
                     // MAX_BURST_US
-                    self.ok.next = self.w_data.q.val() <= 1_000_000;
+                    self.ok.next = self.w_data.q.val() <= self.burst_hi.val();
                     if self.ok.val() {
                         self.burst_us_r.d.next = self.w_data.q.val();
                         self.burst_ticks_r.d.next = self.us1000.val() >> 6;
@@ -249,7 +273,7 @@ impl<const BM: u64> Logic for PieRegs<BM> {
                 }
                 25 => {
                     // LINK_BYTE_TIME
-                    self.ok.next = self.w_data.q.val() <= 0xFF_FFFF;
+                    self.ok.next = self.w_data.q.val() <= self.byte_time_hi.val();
                     if self.ok.val() {
                         self.link_bt_r.d.next = self.w_data.q.val().get_bits::<24>(0);
                     }

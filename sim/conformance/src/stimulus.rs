@@ -293,6 +293,26 @@ pub fn dualpi2_config_strategy() -> impl Strategy<Value = StimulusConfig> {
         )
 }
 
+/// The conformance settings of each core, in the order of [`aqm_golden::hw::CORES`] (a test checks it).
+pub static STRATEGIES: &[(&dyn CoreKind, fn() -> BoxedStrategy<StimulusConfig>)] = &[
+    (&PIE_CORE, || config_strategy().boxed()),
+    (&DUALPI2_CORE, || dualpi2_config_strategy().boxed()),
+];
+
+/// The conformance settings of `kind`'s core.
+pub fn strategy_for(kind: &dyn CoreKind) -> Result<BoxedStrategy<StimulusConfig>, String> {
+    STRATEGIES
+        .iter()
+        .find(|(k, _)| k.name() == kind.name())
+        .map(|(_, s)| s())
+        .ok_or_else(|| {
+            format!(
+                "no conformance stimulus for the {} core in aqm_conformance::stimulus::STRATEGIES",
+                kind.name()
+            )
+        })
+}
+
 impl Stimulus {
     /// The core this stimulus drives.
     pub fn core(&self) -> &'static dyn CoreKind {
@@ -460,5 +480,29 @@ impl Iterator for Stimulus {
             self.now += self.below(self.cfg.max_jump_ns + 1);
         }
         Some(i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aqm_golden::hw::CORES;
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+
+    #[test]
+    fn every_core_has_its_stimulus_and_it_drives_that_core() {
+        let names: Vec<_> = STRATEGIES.iter().map(|(k, _)| k.name()).collect();
+        let cores: Vec<_> = CORES.iter().map(|k| k.name()).collect();
+        assert_eq!(names, cores);
+        let mut runner = TestRunner::deterministic();
+        for kind in CORES {
+            let cfg = strategy_for(*kind)
+                .unwrap()
+                .new_tree(&mut runner)
+                .unwrap()
+                .current();
+            assert_eq!(cfg.core.name(), kind.name());
+        }
     }
 }

@@ -126,6 +126,53 @@ pub struct DualPi2Coverage {
 }
 
 impl DualPi2Coverage {
+    /// Every counter by name (arrays by their index's meaning), for reports that sum runs.
+    pub fn counts(&self) -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = [
+            ("resets", self.resets),
+            ("soft_resets", self.soft_resets),
+            ("updates", self.updates),
+            ("saturations", self.saturations),
+            ("caps", self.caps),
+            ("recomputes", self.recomputes),
+            ("param_commits", self.param_commits),
+            ("k_commits", self.k_commits),
+            ("seed_loads", self.seed_loads),
+            ("counter_clears", self.counter_clears),
+            ("rejected_writes", self.rejected_writes),
+            ("unmapped_reads", self.unmapped_reads),
+            ("picks_l", self.picks_l),
+            ("picks_c", self.picks_c),
+            ("chained_picks", self.chained_picks),
+            ("passes", self.passes),
+            ("overload_decisions", self.overload_decisions),
+            ("gated_decisions", self.gated_decisions),
+            ("credit_resets", self.credit_resets),
+            ("departures", self.departures),
+            ("exact_departures", self.exact_departures),
+            ("link_waits", self.link_waits),
+        ]
+        .into_iter()
+        .map(|(k, n)| (k.to_string(), n))
+        .collect();
+        for (q, queue) in ["c", "l"].iter().enumerate() {
+            for (c, code) in ["enqueued", "tail_drop"].iter().enumerate() {
+                v.push((format!("verdicts_{queue}_{code}"), self.verdicts[q][c]));
+            }
+        }
+        for (i, limit) in ["packets", "bytes", "capacity"].iter().enumerate() {
+            v.push((format!("tail_drops_{limit}"), self.tail_drops[i]));
+        }
+        for (i, rule) in ["classic", "coupled", "overload", "step"]
+            .iter()
+            .enumerate()
+        {
+            v.push((format!("drops_{rule}"), self.drops[i]));
+            v.push((format!("marks_{rule}"), self.marks[i]));
+        }
+        v
+    }
+
     pub fn drops_by(&self, r: Rule) -> u64 {
         self.drops[rule_index(r)]
     }

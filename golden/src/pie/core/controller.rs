@@ -11,7 +11,6 @@ use super::super::vars::PieVars;
 use super::regs::{Params, Strobes};
 use super::{time_reached, TIME_MASK};
 
-
 /// What a job will commit.
 #[derive(Clone, Copy, Debug, Default)]
 struct Commit {

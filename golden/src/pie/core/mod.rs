@@ -50,6 +50,37 @@ pub struct PieCoverage {
     pub rejected_writes: u64,
 }
 
+impl PieCoverage {
+    /// Every counter by name (verdicts by code), for reports that sum runs.
+    pub fn counts(&self) -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = [
+            ("resets", self.resets),
+            ("soft_resets", self.soft_resets),
+            ("updates", self.updates),
+            ("burst_resets", self.burst_resets),
+            ("saturations", self.saturations),
+            ("recomputes", self.recomputes),
+            ("bytemode_products", self.bytemode_products),
+            ("random_drops", self.random_drops),
+            ("departures", self.departures),
+            ("exact_departures", self.exact_departures),
+            ("link_waits", self.link_waits),
+            ("stale_gaps", self.stale_gaps),
+            ("rejected_writes", self.rejected_writes),
+        ]
+        .into_iter()
+        .map(|(k, n)| (k.to_string(), n))
+        .collect();
+        for (c, code) in ["enqueued", "marked", "early_drop", "tail_drop"]
+            .iter()
+            .enumerate()
+        {
+            v.push((format!("verdicts_{code}"), self.verdicts[c]));
+        }
+        v
+    }
+}
+
 /// The PIE core, cycle by cycle.
 #[derive(Clone, Debug, Default)]
 pub struct PieCoreModel {
