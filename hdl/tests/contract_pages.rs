@@ -199,18 +199,29 @@ fn dualpi2_core_page_states_the_golden_constants() {
 #[test]
 fn the_check_catches_every_kind_of_disagreement() {
     const CONSTS: &[(&str, u64)] = &[("A_CYCLES", 5), ("B_HOLD", 14)];
-    let page = |text: &'static str| Page {
+    let page = |text: &'static str| {
+        Page {
         file: "test.md",
         text,
         module: "m.rs",
         module_src: "\npub use super::consts::{\n    A_CYCLES, B_HOLD,\n};\npub use crate::hw::io::{X as Y};\n",
         constants: CONSTS,
+    }
     };
-    assert_eq!(check(&page("`A_CYCLES` = 5, then `B_HOLD` = 14.")), Vec::<String>::new());
+    assert_eq!(
+        check(&page("`A_CYCLES` = 5, then `B_HOLD` = 14.")),
+        Vec::<String>::new()
+    );
     let e = check(&page("`A_CYCLES` = 6 and `B_HOLD` = 14"));
-    assert_eq!(e, ["test.md line 1: states `A_CYCLES` = 6, the golden model has 5"]);
+    assert_eq!(
+        e,
+        ["test.md line 1: states `A_CYCLES` = 6, the golden model has 5"]
+    );
     let e = check(&page("`A_CYCLES` = 5"));
-    assert!(e.len() == 1 && e[0].contains("never states `B_HOLD`"), "{e:?}");
+    assert!(
+        e.len() == 1 && e[0].contains("never states `B_HOLD`"),
+        "{e:?}"
+    );
     let e = check(&page("`A_CYCLES` = 5, `B_HOLD` = 14\n| `A_CYCLES` | 5 |"));
     assert!(e.len() == 1 && e[0].contains("line 2"), "{e:?}");
     let e = check(&page("`A_CYCLES` = 5, `B_HOLD` = 14, `C_CYCLES` = 3"));
@@ -218,7 +229,10 @@ fn the_check_catches_every_kind_of_disagreement() {
     let mut p = page("`A_CYCLES` = 5, `B_HOLD` = 14");
     p.module_src = "\npub use super::consts::{A_CYCLES, B_HOLD, NEW_CYCLES};\n";
     let e = check(&p);
-    assert!(e.len() == 1 && e[0].contains("exports `NEW_CYCLES`"), "{e:?}");
+    assert!(
+        e.len() == 1 && e[0].contains("exports `NEW_CYCLES`"),
+        "{e:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -438,7 +452,10 @@ fn an_enqueued_packet_reaches_the_head_two_cycles_after_its_push_while_idle_may_
         let now = b.i.now;
         let o = b.clk();
         if c == a + VERDICT_LATENCY {
-            assert!(o.verdict_valid && o.idle && !o.out_valid, "cycle {c}: {o:?}");
+            assert!(
+                o.verdict_valid && o.idle && !o.out_valid,
+                "cycle {c}: {o:?}"
+            );
         }
         if o.out_valid {
             dep = Some((c, o.out_tag, o.out_sojourn, now));
@@ -522,16 +539,17 @@ fn a_controller_update_commits_update_cycles_after_it_fires() {
         FIRST_UPDATE_NS + DEFAULT_PARAMS.tupdate_us as u64 * 1000
     );
     let first_change = probs.iter().position(|&p| p != half as u32).unwrap() as u64 + d;
-    assert_eq!(first_change, t + UPDATE_CYCLES);
-    assert!(idle[at(d)..at(t + UPDATE_CYCLES)].iter().all(|&x| !x));
-    assert!(idle[at(t + UPDATE_CYCLES)]);
+    // Committed at the edge of cycle t+UPDATE_CYCLES, visible from the next one.
+    assert_eq!(first_change, t + UPDATE_CYCLES + 1);
+    assert!(idle[at(d)..=at(t + UPDATE_CYCLES)].iter().all(|&x| !x));
+    assert!(idle[at(t + UPDATE_CYCLES + 1)]);
     // The value is the specification's update of the snapshot (qdelay 0, qdelay_old 0, backlog 0).
     let mut v = PieVars {
         prob: half,
         ..PieVars::new(0)
     };
     update(&mut v, &PieParams::default(), 0);
-    assert_eq!(probs[at(t + UPDATE_CYCLES)], v.prob as u32);
+    assert_eq!(probs[at(t + UPDATE_CYCLES + 1)], v.prob as u32);
 }
 
 #[test]
@@ -539,7 +557,8 @@ fn a_prob_write_is_recomputed_in_recompute_cycles_and_refused_while_the_controll
     let mut b = Bench::new();
     b.set(addr::PROB_LO, 12_345);
     let w = b.write(addr::PROB_HI, 0);
-    // Strobe in w+1: busy (STATUS bit 1) from w+2; prob from w+1+RECOMPUTE_CYCLES.
+    // Strobe in w+1 = the start: committed at the edge of w+1+RECOMPUTE_CYCLES, visible from the next
+    // cycle.
     b.i.reg_re = true;
     b.i.reg_addr = addr::PROB_LO;
     let mut probs = Vec::new();
@@ -549,7 +568,7 @@ fn a_prob_write_is_recomputed_in_recompute_cycles_and_refused_while_the_controll
     }
     b.i.reg_re = false;
     let first = probs.iter().position(|&p| p == 12_345).unwrap() as u64 + w + 1;
-    assert_eq!(first, w + 1 + RECOMPUTE_CYCLES);
+    assert_eq!(first, w + 2 + RECOMPUTE_CYCLES);
     // Rejected while busy: reg_err in w+2, STATUS.write_error from then on.
     let mut b = Bench::new();
     b.write_prob(1);
@@ -569,8 +588,8 @@ fn an_mtu_write_recomputes_prob_over_mtu_from_the_cycle_after() {
     b.write_prob(MAX_PROB / 4);
     b.settle();
     let w = b.write(addr::MTU, 1000);
-    // Applied in w+1 (new MTU from w+2); the recomputation starts in w+2: busy from w+3 until
-    // w+2+RECOMPUTE_CYCLES.
+    // Applied in w+1 (new MTU and `dirty` from w+2); the recomputation starts in w+2: busy from w+3
+    // through its commit cycle w+2+RECOMPUTE_CYCLES.
     let mut status = Vec::new();
     b.i.reg_re = true;
     b.i.reg_addr = addr::STATUS;
@@ -586,8 +605,8 @@ fn an_mtu_write_recomputes_prob_over_mtu_from_the_cycle_after() {
         .map(|(k, _)| w + 1 + k as u64)
         .collect();
     assert_eq!(busy.first(), Some(&(w + 3)));
-    assert_eq!(busy.last(), Some(&(w + 1 + RECOMPUTE_CYCLES)));
-    assert_eq!(busy.len() as u64, RECOMPUTE_CYCLES - 1);
+    assert_eq!(busy.last(), Some(&(w + 2 + RECOMPUTE_CYCLES)));
+    assert_eq!(busy.len() as u64, RECOMPUTE_CYCLES);
 }
 
 #[test]
@@ -599,7 +618,8 @@ fn register_write_and_read_timing() {
     assert_eq!(b.n, w + 2);
     assert_eq!(b.read(addr::LIMIT).0, 77);
     // rdata holds while rvalid is low.
-    let o = b.clk();
+    b.clk();
+    let o = b.out();
     assert!(!o.reg_rvalid && o.reg_rdata == 77);
     // Rejected (out of range): reg_err in w+2 only, nothing changes.
     let w = b.write(addr::LIMIT, 0);
@@ -633,4 +653,34 @@ fn control_reset_resets_in_the_cycle_after_it_is_applied() {
     assert_eq!(b.out().next_update, 1_000 + FIRST_UPDATE_NS);
     assert_eq!(b.read(addr::LIMIT).0, DEFAULT_PARAMS.limit);
     assert_eq!(b.read(addr::BURST).0, 2_343_750);
+}
+
+#[test]
+fn back_to_back_departures_drain_the_burst_allowance_in_d2() {
+    let mut b = Bench::new();
+    b.offer(100, 1);
+    b.offer(100, 2);
+    b.settle();
+    let burst0 = b.read(addr::BURST).0 as u64;
+    assert_eq!(burst0, 2_343_750);
+    // 10 ticks of 64 ns per cycle; out_ready held high: one departure per cycle.
+    b.dt = 640;
+    b.i.out_ready = true;
+    b.i.reg_re = true;
+    b.i.reg_addr = addr::BURST;
+    let c = b.n;
+    let mut deps = Vec::new();
+    let mut burst = Vec::new(); // BURST of cycle c + k
+    for _ in 0..8 {
+        let n = b.n;
+        let o = b.clk();
+        if o.out_valid {
+            deps.push((n, o.out_tag));
+        }
+        burst.push(b.out().reg_rdata as u64);
+    }
+    assert_eq!(deps, [(c, 1), (c + 1, 2)]);
+    // The first departure after reset has no previous one (dtime 0); the second's D2 is c+3.
+    assert_eq!(burst[..4], [burst0; 4]);
+    assert_eq!(burst[4..], [burst0 - 10; 4]);
 }
