@@ -151,7 +151,7 @@ fn check(p: &Page) -> Vec<String> {
         }
     }
     let (found, misformed) = statements(p.text, &known);
-    errs.extend(misformed.into_iter().map(|m| format!("{}: {m}", p.file)));
+    errs.extend(misformed.into_iter().map(|m| format!("{} {m}", p.file)));
     for (name, v, line) in &found {
         match p.constants.iter().find(|c| c.0 == name) {
             None => errs.push(format!(
