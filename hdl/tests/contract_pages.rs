@@ -5,11 +5,12 @@
 //! (its `pub use` of `super::consts` and `crate::hw`) must be stated, and a known constant written with
 //! a value in another form ("`NAME` 5", "| `NAME` | 5 |") is refused, so that no value escapes the check.
 //!
-//! Then PIE-CORE.md's cycle facts are pinned on `aqm_golden::pie::core::PieCoreModel` (the RTL and the
-//! Verilated core are held to that model by the conformance tests). DUALPI2-CORE.md's facts are pinned
-//! in golden/src/dualpi2/core/tests.rs.
+//! Then PIE-CORE.md's cycle facts are pinned on `aqm_golden::pie::core::PieCoreModel` and on the rust-hdl
+//! core (`aqm_hdl::cores::RustHdlPie`); the Verilated RTL is held to both, every output of every cycle, by
+//! the conformance tests. DUALPI2-CORE.md's facts are pinned in golden/src/dualpi2/core/tests.rs.
 
 use aqm_golden::dualpi2::consts as d2;
+use aqm_golden::hw::ClockedCore;
 use aqm_golden::pie::consts::{FIRST_UPDATE_NS, MAX_PROB};
 use aqm_golden::pie::controller::update;
 use aqm_golden::pie::core::{
@@ -19,6 +20,7 @@ use aqm_golden::pie::core::{
 use aqm_golden::pie::params::DEFAULT_PARAMS;
 use aqm_golden::pie::regs::{addr, CAPACITY};
 use aqm_golden::pie::{PieParams, PieVars};
+use aqm_hdl::cores::RustHdlPie;
 
 // ---------------------------------------------------------------------------------------------------
 // The pages' constants.
@@ -239,8 +241,23 @@ fn the_check_catches_every_kind_of_disagreement() {
 // PIE-CORE.md's cycle facts on the model. Cycle numbers as on the page: the bench is "in cycle n"
 // between two edges; `clk` gives the outputs of cycle n and moves to cycle n+1.
 
+/// A way to build a PIE core out of power-on.
+type Model = fn() -> Box<dyn ClockedCore>;
+
+fn golden() -> Box<dyn ClockedCore> {
+    Box::new(PieCoreModel::new())
+}
+
+fn rust_hdl() -> Box<dyn ClockedCore> {
+    Box::<RustHdlPie>::default()
+}
+
+/// Every fact is pinned on the golden model and on the rust-hdl core. (The Verilated RTL is held to
+/// both, every output of every cycle, by sim/conformance.)
+const MODELS: &[(&str, Model)] = &[("golden", golden), ("rust-hdl", rust_hdl)];
+
 struct Bench {
-    m: PieCoreModel,
+    m: Box<dyn ClockedCore>,
     i: PieCoreInputs,
     n: u64,
     /// ns added to `now` at every edge.
@@ -249,9 +266,9 @@ struct Bench {
 
 impl Bench {
     /// A core reset in cycle 0 at `now` = 0; the bench is in cycle 1.
-    fn new() -> Bench {
+    fn new(model: Model) -> Bench {
         let mut b = Bench {
-            m: PieCoreModel::new(),
+            m: model(),
             i: PieCoreInputs {
                 rst: true,
                 ..PieCoreInputs::default()
@@ -264,8 +281,8 @@ impl Bench {
         b
     }
 
-    fn out(&self) -> PieCoreOutputs {
-        self.m.outputs(&self.i)
+    fn out(&mut self) -> PieCoreOutputs {
+        self.m.peek(&self.i)
     }
 
     fn clk(&mut self) -> PieCoreOutputs {
@@ -367,320 +384,367 @@ impl Bench {
 
 #[test]
 fn verdicts_come_verdict_latency_cycles_after_acceptance_one_per_clock() {
-    // Back to back: in_ready stays high, each verdict VERDICT_LATENCY cycles after its acceptance; the
-    // verdict ports are zero between verdicts.
-    let mut b = Bench::new();
-    b.settle();
-    b.i.in_valid = true;
-    b.i.in_len = 100;
-    let a = b.n;
-    let mut seen = Vec::new();
-    for k in 0..(8 + VERDICT_LATENCY) {
-        b.i.in_tag = k as u16;
-        b.i.in_valid = k < 8;
-        let c = b.n;
-        let o = b.clk();
-        assert!(o.in_ready, "in_ready in cycle {c}");
-        if o.verdict_valid {
-            seen.push((c, o.verdict_tag, o.verdict_code));
-        } else {
-            assert_eq!((o.verdict_tag, o.verdict_code), (0, 0), "cycle {c}");
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        // Back to back: in_ready stays high, each verdict VERDICT_LATENCY cycles after its acceptance; the
+        // verdict ports are zero between verdicts.
+        let mut b = Bench::new(model);
+        b.settle();
+        b.i.in_valid = true;
+        b.i.in_len = 100;
+        let a = b.n;
+        let mut seen = Vec::new();
+        for k in 0..(8 + VERDICT_LATENCY) {
+            b.i.in_tag = k as u16;
+            b.i.in_valid = k < 8;
+            let c = b.n;
+            let o = b.clk();
+            assert!(o.in_ready, "in_ready in cycle {c}");
+            if o.verdict_valid {
+                seen.push((c, o.verdict_tag, o.verdict_code));
+            } else {
+                assert_eq!((o.verdict_tag, o.verdict_code), (0, 0), "cycle {c}");
+            }
         }
+        let want: Vec<_> = (0..8u64)
+            .map(|k| (a + k + VERDICT_LATENCY, k as u16, 0))
+            .collect();
+        assert_eq!(seen, want);
     }
-    let want: Vec<_> = (0..8u64)
-        .map(|k| (a + k + VERDICT_LATENCY, k as u16, 0))
-        .collect();
-    assert_eq!(seen, want);
-    assert_eq!(b.m.verdict_latency(100), VERDICT_LATENCY);
 }
 
 #[test]
 fn a_bytemode_packet_holds_p0_for_bytemode_hold_cycles() {
-    let mut b = Bench::new();
-    b.set(addr::BYTEMODE, 1);
-    let a = b.offer(DEFAULT_PARAMS.mtu as u16, 7);
-    assert_eq!(
-        b.m.verdict_latency(DEFAULT_PARAMS.mtu as u16),
-        VERDICT_LATENCY + BYTEMODE_HOLD - 1
-    );
-    // in_ready low from a+1 to a+BYTEMODE_HOLD-1, high again in a+BYTEMODE_HOLD.
-    b.i.in_valid = true;
-    b.i.in_len = 64;
-    b.i.in_tag = 8;
-    let mut verdicts = Vec::new();
-    let mut second = None;
-    for _ in 0..40 {
-        let c = b.n;
-        let o = b.clk();
-        if second.is_none() {
-            assert_eq!(o.in_ready, c == a + BYTEMODE_HOLD, "in_ready in cycle {c}");
-            if o.in_ready {
-                second = Some(c);
-                b.i.in_valid = false;
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        let mut b = Bench::new(model);
+        b.set(addr::BYTEMODE, 1);
+        let a = b.offer(DEFAULT_PARAMS.mtu as u16, 7);
+        // in_ready low from a+1 to a+BYTEMODE_HOLD-1, high again in a+BYTEMODE_HOLD.
+        b.i.in_valid = true;
+        b.i.in_len = 64;
+        b.i.in_tag = 8;
+        let mut verdicts = Vec::new();
+        let mut second = None;
+        for _ in 0..40 {
+            let c = b.n;
+            let o = b.clk();
+            if second.is_none() {
+                assert_eq!(o.in_ready, c == a + BYTEMODE_HOLD, "in_ready in cycle {c}");
+                if o.in_ready {
+                    second = Some(c);
+                    b.i.in_valid = false;
+                }
+            }
+            if o.verdict_valid {
+                verdicts.push((c, o.verdict_tag));
             }
         }
-        if o.verdict_valid {
-            verdicts.push((c, o.verdict_tag));
-        }
+        let s = second.unwrap();
+        assert_eq!(
+            verdicts,
+            [
+                (a + VERDICT_LATENCY + BYTEMODE_HOLD - 1, 7),
+                (s + VERDICT_LATENCY + BYTEMODE_HOLD - 1, 8)
+            ]
+        );
+        // Longer than the MTU: no hold.
+        b.settle();
+        let a = b.offer(DEFAULT_PARAMS.mtu as u16 + 1, 9);
+        assert_eq!(b.next_verdict(), (a + VERDICT_LATENCY, 9, 0));
     }
-    let s = second.unwrap();
-    assert_eq!(
-        verdicts,
-        [
-            (a + VERDICT_LATENCY + BYTEMODE_HOLD - 1, 7),
-            (s + VERDICT_LATENCY + BYTEMODE_HOLD - 1, 8)
-        ]
-    );
-    // Longer than the MTU: no hold.
-    b.settle();
-    let a = b.offer(DEFAULT_PARAMS.mtu as u16 + 1, 9);
-    assert_eq!(b.next_verdict(), (a + VERDICT_LATENCY, 9, 0));
 }
 
 #[test]
 fn an_enqueued_packet_reaches_the_head_two_cycles_after_its_push_while_idle_may_be_high() {
-    let mut b = Bench::new();
-    b.dt = 10;
-    b.settle();
-    b.i.out_ready = true;
-    let a = b.offer(200, 5);
-    // Pushed at the edge of cycle a+VERDICT_LATENCY-1 with that cycle's now (the bench is in a+1).
-    let push_now = b.i.now + (a + VERDICT_LATENCY - 1 - b.n) * b.dt;
-    let mut dep = None;
-    for _ in 0..20 {
-        let c = b.n;
-        let now = b.i.now;
-        let o = b.clk();
-        if c == a + VERDICT_LATENCY {
-            assert!(
-                o.verdict_valid && o.idle && !o.out_valid,
-                "cycle {c}: {o:?}"
-            );
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        let mut b = Bench::new(model);
+        b.dt = 10;
+        b.settle();
+        b.i.out_ready = true;
+        let a = b.offer(200, 5);
+        // Pushed at the edge of cycle a+VERDICT_LATENCY-1 with that cycle's now (the bench is in a+1).
+        let push_now = b.i.now + (a + VERDICT_LATENCY - 1 - b.n) * b.dt;
+        let mut dep = None;
+        for _ in 0..20 {
+            let c = b.n;
+            let now = b.i.now;
+            let o = b.clk();
+            if c == a + VERDICT_LATENCY {
+                assert!(
+                    o.verdict_valid && o.idle && !o.out_valid,
+                    "cycle {c}: {o:?}"
+                );
+            }
+            if o.out_valid {
+                dep = Some((c, o.out_tag, o.out_sojourn, now));
+                break;
+            }
         }
-        if o.out_valid {
-            dep = Some((c, o.out_tag, o.out_sojourn, now));
-            break;
-        }
+        let (c, tag, sojourn, now) = dep.unwrap();
+        assert_eq!((c, tag), (a + VERDICT_LATENCY + 1, 5));
+        assert_eq!(sojourn, now - push_now);
     }
-    let (c, tag, sojourn, now) = dep.unwrap();
-    assert_eq!((c, tag), (a + VERDICT_LATENCY + 1, 5));
-    assert_eq!(sojourn, now - push_now);
 }
 
 #[test]
 fn a_departure_counts_two_cycles_later_and_the_link_model_takes_tx_cycles() {
-    let mut b = Bench::new();
-    b.set(addr::LINK_BYTE_TIME, 256 * 3); // 3 ns per byte
-    b.i.now = 1_000;
-    b.offer(100, 1);
-    b.offer(100, 2);
-    b.settle();
-    b.i.out_ready = true;
-    let c = b.n;
-    let o = b.clk();
-    assert!(o.out_valid && o.out_tag == 1 && !o.link_busy);
-    b.i.out_ready = false;
-    // SENT_PKTS: a read in c+1 shows the old count, in c+2 the new one.
-    assert_eq!(b.read(addr::SENT_PKTS).0, 0);
-    assert_eq!(b.read(addr::SENT_PKTS).0, 1);
-    assert_eq!(b.n, c + 3);
-    // Tx from c+1 to c+TX_CYCLES, Wait (link_free set) from c+1+TX_CYCLES.
-    while b.n < c + TX_CYCLES {
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        let mut b = Bench::new(model);
+        b.set(addr::LINK_BYTE_TIME, 256 * 3); // 3 ns per byte
+        b.i.now = 1_000;
+        b.offer(100, 1);
+        b.offer(100, 2);
+        b.settle();
+        b.i.out_ready = true;
+        let c = b.n;
+        let o = b.clk();
+        assert!(o.out_valid && o.out_tag == 1 && !o.link_busy);
+        b.i.out_ready = false;
+        // SENT_PKTS: a read in c+1 shows the old count, in c+2 the new one.
+        assert_eq!(b.read(addr::SENT_PKTS).0, 0);
+        assert_eq!(b.read(addr::SENT_PKTS).0, 1);
+        assert_eq!(b.n, c + 3);
+        // Tx from c+1 to c+TX_CYCLES, Wait (link_free set) from c+1+TX_CYCLES.
+        while b.n < c + TX_CYCLES {
+            let o = b.clk();
+            assert!(o.link_busy && !o.out_valid);
+            assert_eq!(o.link_free, 0);
+        }
+        let o = b.clk();
+        assert_eq!(b.n, c + TX_CYCLES + 1);
+        assert_eq!(o.link_free, 0, "cycle {}", c + TX_CYCLES);
+        let o = b.clk();
+        assert!(o.link_busy);
+        assert_eq!(o.link_free, 1_000 + 300, "cycle {}", c + TX_CYCLES + 1);
+        // Wait until now reaches link_free; the next cycle is Idle and exact.
+        b.clks(5);
+        assert!(b.out().link_busy);
+        b.i.now = 1_300;
         let o = b.clk();
         assert!(o.link_busy && !o.out_valid);
-        assert_eq!(o.link_free, 0);
+        let o = b.out();
+        assert!(!o.link_busy && o.out_valid && o.out_tag == 2);
+        b.i.now = 1_350;
+        assert_eq!(b.out().out_sojourn, 300, "departs at link_free, not at now");
     }
-    let o = b.clk();
-    assert_eq!(b.n, c + TX_CYCLES + 1);
-    assert_eq!(o.link_free, 0, "cycle {}", c + TX_CYCLES);
-    let o = b.clk();
-    assert!(o.link_busy);
-    assert_eq!(o.link_free, 1_000 + 300, "cycle {}", c + TX_CYCLES + 1);
-    // Wait until now reaches link_free; the next cycle is Idle and exact.
-    b.clks(5);
-    assert!(b.out().link_busy);
-    b.i.now = 1_300;
-    let o = b.clk();
-    assert!(o.link_busy && !o.out_valid);
-    let o = b.out();
-    assert!(!o.link_busy && o.out_valid && o.out_tag == 2);
-    b.i.now = 1_350;
-    assert_eq!(b.out().out_sojourn, 300, "departs at link_free, not at now");
 }
 
 #[test]
 fn a_controller_update_commits_update_cycles_after_it_fires() {
-    let mut b = Bench::new();
-    assert_eq!(b.out().next_update, FIRST_UPDATE_NS);
-    let half = MAX_PROB / 2;
-    b.write_prob(half);
-    b.settle();
-    assert_eq!(b.prob_lo(), half as u32);
-    // Due in cycle d, fires in d+1.
-    b.i.now = FIRST_UPDATE_NS;
-    b.i.reg_addr = addr::PROB_LO;
-    b.i.reg_re = true;
-    let d = b.n;
-    let mut probs = Vec::new(); // prob of cycle c, c = d..
-    let mut next = Vec::new();
-    let mut idle = Vec::new();
-    for _ in 0..UPDATE_CYCLES + 10 {
-        let o = b.clk();
-        next.push(o.next_update);
-        idle.push(o.idle);
-        probs.push(b.out().reg_rdata);
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        let mut b = Bench::new(model);
+        assert_eq!(b.out().next_update, FIRST_UPDATE_NS);
+        let half = MAX_PROB / 2;
+        b.write_prob(half);
+        b.settle();
+        assert_eq!(b.prob_lo(), half as u32);
+        // Due in cycle d, fires in d+1.
+        b.i.now = FIRST_UPDATE_NS;
+        b.i.reg_addr = addr::PROB_LO;
+        b.i.reg_re = true;
+        let d = b.n;
+        let mut probs = Vec::new(); // prob of cycle c, c = d..
+        let mut next = Vec::new();
+        let mut idle = Vec::new();
+        for _ in 0..UPDATE_CYCLES + 10 {
+            let o = b.clk();
+            next.push(o.next_update);
+            idle.push(o.idle);
+            probs.push(b.out().reg_rdata);
+        }
+        b.i.reg_re = false;
+        let t = d + 1;
+        let at = |c: u64| (c - d) as usize;
+        assert_eq!(next[at(t)], FIRST_UPDATE_NS);
+        assert_eq!(
+            next[at(t + 1)],
+            FIRST_UPDATE_NS + DEFAULT_PARAMS.tupdate_us as u64 * 1000
+        );
+        let first_change = probs.iter().position(|&p| p != half as u32).unwrap() as u64 + d;
+        // Committed at the edge of cycle t+UPDATE_CYCLES, visible from the next one.
+        assert_eq!(first_change, t + UPDATE_CYCLES + 1);
+        assert!(idle[at(d)..=at(t + UPDATE_CYCLES)].iter().all(|&x| !x));
+        assert!(idle[at(t + UPDATE_CYCLES + 1)]);
+        // The value is the specification's update of the snapshot (qdelay 0, qdelay_old 0, backlog 0).
+        let mut v = PieVars {
+            prob: half,
+            ..PieVars::new(0)
+        };
+        update(&mut v, &PieParams::default(), 0);
+        assert_eq!(probs[at(t + UPDATE_CYCLES + 1)], v.prob as u32);
     }
-    b.i.reg_re = false;
-    let t = d + 1;
-    let at = |c: u64| (c - d) as usize;
-    assert_eq!(next[at(t)], FIRST_UPDATE_NS);
-    assert_eq!(
-        next[at(t + 1)],
-        FIRST_UPDATE_NS + DEFAULT_PARAMS.tupdate_us as u64 * 1000
-    );
-    let first_change = probs.iter().position(|&p| p != half as u32).unwrap() as u64 + d;
-    // Committed at the edge of cycle t+UPDATE_CYCLES, visible from the next one.
-    assert_eq!(first_change, t + UPDATE_CYCLES + 1);
-    assert!(idle[at(d)..=at(t + UPDATE_CYCLES)].iter().all(|&x| !x));
-    assert!(idle[at(t + UPDATE_CYCLES + 1)]);
-    // The value is the specification's update of the snapshot (qdelay 0, qdelay_old 0, backlog 0).
-    let mut v = PieVars {
-        prob: half,
-        ..PieVars::new(0)
-    };
-    update(&mut v, &PieParams::default(), 0);
-    assert_eq!(probs[at(t + UPDATE_CYCLES + 1)], v.prob as u32);
 }
 
 #[test]
 fn a_prob_write_is_recomputed_in_recompute_cycles_and_refused_while_the_controller_runs() {
-    let mut b = Bench::new();
-    b.set(addr::PROB_LO, 12_345);
-    let w = b.write(addr::PROB_HI, 0);
-    // Strobe in w+1 = the start: committed at the edge of w+1+RECOMPUTE_CYCLES, visible from the next
-    // cycle.
-    b.i.reg_re = true;
-    b.i.reg_addr = addr::PROB_LO;
-    let mut probs = Vec::new();
-    for _ in 0..RECOMPUTE_CYCLES + 4 {
-        b.clk();
-        probs.push(b.out().reg_rdata); // prob of cycle b.n - 1
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        let mut b = Bench::new(model);
+        b.set(addr::PROB_LO, 12_345);
+        let w = b.write(addr::PROB_HI, 0);
+        // Strobe in w+1 = the start: committed at the edge of w+1+RECOMPUTE_CYCLES, visible from the next
+        // cycle.
+        b.i.reg_re = true;
+        b.i.reg_addr = addr::PROB_LO;
+        let mut probs = Vec::new();
+        for _ in 0..RECOMPUTE_CYCLES + 4 {
+            b.clk();
+            probs.push(b.out().reg_rdata); // prob of cycle b.n - 1
+        }
+        b.i.reg_re = false;
+        let first = probs.iter().position(|&p| p == 12_345).unwrap() as u64 + w + 1;
+        assert_eq!(first, w + 2 + RECOMPUTE_CYCLES);
+        // Rejected while busy: reg_err in w+2, STATUS.write_error from then on.
+        let mut b = Bench::new(model);
+        b.write_prob(1);
+        b.clks(3);
+        let (status, _) = b.read(addr::STATUS);
+        assert_eq!(status, 2, "controller busy");
+        let w = b.write(addr::PROB_HI, 0);
+        assert!(!b.clk().reg_err, "cycle {}", w + 1);
+        assert!(b.clk().reg_err, "cycle {}", w + 2);
+        assert!(!b.out().reg_err);
+        assert_eq!(b.read(addr::STATUS).0 & 1, 1);
     }
-    b.i.reg_re = false;
-    let first = probs.iter().position(|&p| p == 12_345).unwrap() as u64 + w + 1;
-    assert_eq!(first, w + 2 + RECOMPUTE_CYCLES);
-    // Rejected while busy: reg_err in w+2, STATUS.write_error from then on.
-    let mut b = Bench::new();
-    b.write_prob(1);
-    b.clks(3);
-    let (status, _) = b.read(addr::STATUS);
-    assert_eq!(status, 2, "controller busy");
-    let w = b.write(addr::PROB_HI, 0);
-    assert!(!b.clk().reg_err, "cycle {}", w + 1);
-    assert!(b.clk().reg_err, "cycle {}", w + 2);
-    assert!(!b.out().reg_err);
-    assert_eq!(b.read(addr::STATUS).0 & 1, 1);
 }
 
 #[test]
 fn an_mtu_write_recomputes_prob_over_mtu_from_the_cycle_after() {
-    let mut b = Bench::new();
-    b.write_prob(MAX_PROB / 4);
-    b.settle();
-    let w = b.write(addr::MTU, 1000);
-    // Applied in w+1 (new MTU and `dirty` from w+2); the recomputation starts in w+2: busy from w+3
-    // through its commit cycle w+2+RECOMPUTE_CYCLES.
-    let mut status = Vec::new();
-    b.i.reg_re = true;
-    b.i.reg_addr = addr::STATUS;
-    for _ in 0..RECOMPUTE_CYCLES + 6 {
-        b.clk();
-        status.push(b.out().reg_rdata); // STATUS of cycle b.n - 1
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        let mut b = Bench::new(model);
+        b.write_prob(MAX_PROB / 4);
+        b.settle();
+        let w = b.write(addr::MTU, 1000);
+        // Applied in w+1 (new MTU and `dirty` from w+2); the recomputation starts in w+2: busy from w+3
+        // through its commit cycle w+2+RECOMPUTE_CYCLES.
+        let mut status = Vec::new();
+        b.i.reg_re = true;
+        b.i.reg_addr = addr::STATUS;
+        for _ in 0..RECOMPUTE_CYCLES + 6 {
+            b.clk();
+            status.push(b.out().reg_rdata); // STATUS of cycle b.n - 1
+        }
+        b.i.reg_re = false;
+        let busy: Vec<u64> = status
+            .iter()
+            .enumerate()
+            .filter(|(_, &s)| s & 2 != 0)
+            .map(|(k, _)| w + 1 + k as u64)
+            .collect();
+        assert_eq!(busy.first(), Some(&(w + 3)));
+        assert_eq!(busy.last(), Some(&(w + 2 + RECOMPUTE_CYCLES)));
+        assert_eq!(busy.len() as u64, RECOMPUTE_CYCLES);
     }
-    b.i.reg_re = false;
-    let busy: Vec<u64> = status
-        .iter()
-        .enumerate()
-        .filter(|(_, &s)| s & 2 != 0)
-        .map(|(k, _)| w + 1 + k as u64)
-        .collect();
-    assert_eq!(busy.first(), Some(&(w + 3)));
-    assert_eq!(busy.last(), Some(&(w + 2 + RECOMPUTE_CYCLES)));
-    assert_eq!(busy.len() as u64, RECOMPUTE_CYCLES);
 }
 
 #[test]
 fn register_write_and_read_timing() {
-    let mut b = Bench::new();
-    let w = b.write(addr::LIMIT, 77);
-    // A read in w+1 still sees the old value; from w+2 the new one.
-    assert_eq!(b.read(addr::LIMIT).0, DEFAULT_PARAMS.limit);
-    assert_eq!(b.n, w + 2);
-    assert_eq!(b.read(addr::LIMIT).0, 77);
-    // rdata holds while rvalid is low.
-    b.clk();
-    let o = b.out();
-    assert!(!o.reg_rvalid && o.reg_rdata == 77);
-    // Rejected (out of range): reg_err in w+2 only, nothing changes.
-    let w = b.write(addr::LIMIT, 0);
-    assert!(!b.clk().reg_err);
-    assert!(b.clk().reg_err);
-    assert_eq!(b.n, w + 3);
-    assert_eq!(b.read(addr::LIMIT).0, 77);
-    assert_eq!(b.read(addr::STATUS).0, 1);
-    b.set(addr::STATUS, 1);
-    assert_eq!(b.read(addr::STATUS).0, 0);
-    // An unmapped read: err with the answer, rdata 0, no sticky flag.
-    assert_eq!(b.read(0x3F), (0, true));
-    assert_eq!(b.read(addr::STATUS), (0, false));
-    // One shadow register for every _HI half.
-    b.write_prob(0x00AB_CDEF_0000_0001);
-    b.settle();
-    b.read(addr::PROB_LO);
-    assert_eq!(b.read(addr::SEED_HI).0, 0x00AB_CDEF);
-    assert_eq!(b.read(addr::CAPACITY).0, CAPACITY);
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        let mut b = Bench::new(model);
+        let w = b.write(addr::LIMIT, 77);
+        // A read in w+1 still sees the old value; from w+2 the new one.
+        assert_eq!(b.read(addr::LIMIT).0, DEFAULT_PARAMS.limit);
+        assert_eq!(b.n, w + 2);
+        assert_eq!(b.read(addr::LIMIT).0, 77);
+        // rdata holds while rvalid is low.
+        b.clk();
+        let o = b.out();
+        assert!(!o.reg_rvalid && o.reg_rdata == 77);
+        // Rejected (out of range): reg_err in w+2 only, nothing changes.
+        let w = b.write(addr::LIMIT, 0);
+        assert!(!b.clk().reg_err);
+        assert!(b.clk().reg_err);
+        assert_eq!(b.n, w + 3);
+        assert_eq!(b.read(addr::LIMIT).0, 77);
+        assert_eq!(b.read(addr::STATUS).0, 1);
+        b.set(addr::STATUS, 1);
+        assert_eq!(b.read(addr::STATUS).0, 0);
+        // An unmapped read: err with the answer, rdata 0, no sticky flag.
+        assert_eq!(b.read(0x3F), (0, true));
+        assert_eq!(b.read(addr::STATUS), (0, false));
+        // One shadow register for every _HI half.
+        b.write_prob(0x00AB_CDEF_0000_0001);
+        b.settle();
+        b.read(addr::PROB_LO);
+        assert_eq!(b.read(addr::SEED_HI).0, 0x00AB_CDEF);
+        assert_eq!(b.read(addr::CAPACITY).0, CAPACITY);
+    }
 }
 
 #[test]
 fn control_reset_resets_in_the_cycle_after_it_is_applied() {
-    let mut b = Bench::new();
-    b.set(addr::LIMIT, 77);
-    b.i.now = 1_000;
-    let w = b.write(addr::CONTROL, 1);
-    assert!(b.clk().in_ready, "cycle {}", w + 1);
-    let o = b.clk();
-    assert!(!o.in_ready && !o.idle, "cycle {}: rst internally", w + 2);
-    assert_eq!(b.out().next_update, 1_000 + FIRST_UPDATE_NS);
-    assert_eq!(b.read(addr::LIMIT).0, DEFAULT_PARAMS.limit);
-    assert_eq!(b.read(addr::BURST).0, 2_343_750);
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        let mut b = Bench::new(model);
+        b.set(addr::LIMIT, 77);
+        b.i.now = 1_000;
+        let w = b.write(addr::CONTROL, 1);
+        assert!(b.clk().in_ready, "cycle {}", w + 1);
+        let o = b.clk();
+        assert!(!o.in_ready && !o.idle, "cycle {}: rst internally", w + 2);
+        assert_eq!(b.out().next_update, 1_000 + FIRST_UPDATE_NS);
+        assert_eq!(b.read(addr::LIMIT).0, DEFAULT_PARAMS.limit);
+        assert_eq!(b.read(addr::BURST).0, 2_343_750);
+    }
 }
 
 #[test]
 fn back_to_back_departures_drain_the_burst_allowance_in_d2() {
-    let mut b = Bench::new();
-    b.offer(100, 1);
-    b.offer(100, 2);
-    b.settle();
-    let burst0 = b.read(addr::BURST).0 as u64;
-    assert_eq!(burst0, 2_343_750);
-    // 10 ticks of 64 ns per cycle; out_ready held high: one departure per cycle.
-    b.dt = 640;
-    b.i.out_ready = true;
-    b.i.reg_re = true;
-    b.i.reg_addr = addr::BURST;
-    let c = b.n;
-    let mut deps = Vec::new();
-    let mut burst = Vec::new(); // BURST of cycle c + k
-    for _ in 0..8 {
-        let n = b.n;
-        let o = b.clk();
-        if o.out_valid {
-            deps.push((n, o.out_tag));
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        let mut b = Bench::new(model);
+        b.offer(100, 1);
+        b.offer(100, 2);
+        b.settle();
+        let burst0 = b.read(addr::BURST).0 as u64;
+        assert_eq!(burst0, 2_343_750);
+        // 10 ticks of 64 ns per cycle; out_ready held high: one departure per cycle.
+        b.dt = 640;
+        b.i.out_ready = true;
+        b.i.reg_re = true;
+        b.i.reg_addr = addr::BURST;
+        let c = b.n;
+        let mut deps = Vec::new();
+        let mut burst = Vec::new(); // BURST of cycle c + k
+        for _ in 0..8 {
+            let n = b.n;
+            let o = b.clk();
+            if o.out_valid {
+                deps.push((n, o.out_tag));
+            }
+            burst.push(b.out().reg_rdata as u64);
         }
-        burst.push(b.out().reg_rdata as u64);
+        assert_eq!(deps, [(c, 1), (c + 1, 2)]);
+        // The first departure after reset has no previous one (dtime 0); the second's D2 is c+3.
+        assert_eq!(burst[..4], [burst0; 4]);
+        assert_eq!(burst[4..], [burst0 - 10; 4]);
     }
-    assert_eq!(deps, [(c, 1), (c + 1, 2)]);
-    // The first departure after reset has no previous one (dtime 0); the second's D2 is c+3.
-    assert_eq!(burst[..4], [burst0; 4]);
-    assert_eq!(burst[4..], [burst0 - 10; 4]);
+}
+
+/// The model's own latency accessor (what the event driver and the host use) says the same.
+#[test]
+fn the_models_verdict_latency_accessor_agrees() {
+    let mut m = PieCoreModel::new();
+    let mut i = PieCoreInputs {
+        rst: true,
+        ..PieCoreInputs::default()
+    };
+    m.step(&i);
+    i.rst = false;
+    let mtu = DEFAULT_PARAMS.mtu as u16;
+    assert_eq!(m.verdict_latency(mtu), VERDICT_LATENCY);
+    i.reg_we = true;
+    i.reg_addr = addr::BYTEMODE;
+    i.reg_wdata = 1;
+    m.step(&i);
+    i.reg_we = false;
+    m.step(&i);
+    assert_eq!(m.verdict_latency(mtu), VERDICT_LATENCY + BYTEMODE_HOLD - 1);
+    assert_eq!(m.verdict_latency(mtu + 1), VERDICT_LATENCY);
 }
