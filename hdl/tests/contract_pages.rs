@@ -748,3 +748,72 @@ fn the_models_verdict_latency_accessor_agrees() {
     assert_eq!(m.verdict_latency(mtu), VERDICT_LATENCY + BYTEMODE_HOLD - 1);
     assert_eq!(m.verdict_latency(mtu + 1), VERDICT_LATENCY);
 }
+
+#[test]
+fn a_firing_while_the_controller_runs_waits_for_it_and_tupdate_does_not_rearm() {
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        let mut b = Bench::new(model);
+        // A TUPDATE_US write leaves next_update where it is.
+        b.set(addr::TUPDATE_US, 1_000);
+        assert_eq!(b.out().next_update, FIRST_UPDATE_NS);
+        // A recompute started in w+1; due from w+1 on, so fire from w+2, while the controller is busy.
+        b.set(addr::PROB_LO, 99);
+        let w = b.write(addr::PROB_HI, 0);
+        b.i.now = FIRST_UPDATE_NS;
+        let mut moved = None;
+        for _ in 0..RECOMPUTE_CYCLES + 10 {
+            let c = b.n;
+            let o = b.clk();
+            if moved.is_none() && o.next_update != FIRST_UPDATE_NS {
+                moved = Some((c, o.next_update));
+            }
+        }
+        // Idle again in w+2+RECOMPUTE_CYCLES: the update fires then, next_update moves in the next cycle.
+        assert_eq!(
+            moved,
+            Some((w + 3 + RECOMPUTE_CYCLES, FIRST_UPDATE_NS + 1_000_000))
+        );
+    }
+}
+
+#[test]
+fn control_bit_1_clears_the_counters_at_the_edge_that_applies_it() {
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        let mut b = Bench::new(model);
+        b.offer(100, 1);
+        b.settle();
+        assert_eq!(b.read(addr::PKTS_IN).0, 1);
+        b.write(addr::CONTROL, 2);
+        assert_eq!(b.read(addr::PKTS_IN).0, 1, "cycle w+1");
+        assert_eq!(b.read(addr::PKTS_IN).0, 0, "cycle w+2");
+        assert_eq!(b.read(addr::BACKLOG_PKTS).0, 1, "state is not cleared");
+    }
+}
+
+#[test]
+fn a_previous_departure_older_than_2_to_the_38_ns_drains_the_whole_allowance() {
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        let mut b = Bench::new(model);
+        b.offer(100, 1);
+        b.offer(100, 2);
+        b.settle();
+        b.i.out_ready = true;
+        assert_eq!(b.clk().out_tag, 1);
+        b.i.out_ready = false;
+        b.clks(4);
+        // 2^40 + 640 ns later, in steps of 2^38: modulo 2^34 ticks that would be only 10 ticks.
+        for _ in 0..4 {
+            b.i.now += 1 << 38;
+            b.clk();
+        }
+        b.i.now += 640;
+        b.i.out_ready = true;
+        assert_eq!(b.clk().out_tag, 2);
+        b.i.out_ready = false;
+        b.clks(2);
+        assert_eq!(b.read(addr::BURST).0, 0);
+    }
+}
