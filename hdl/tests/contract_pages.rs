@@ -238,7 +238,7 @@ fn the_check_catches_every_kind_of_disagreement() {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// PIE-CORE.md's cycle facts on the model. Cycle numbers as on the page: the bench is "in cycle n"
+// PIE-CORE.md's cycle facts on the models. Cycle numbers as on the page: the bench is "in cycle n"
 // between two edges; `clk` gives the outputs of cycle n and moves to cycle n+1.
 
 /// A way to build a PIE core out of power-on.
@@ -349,16 +349,17 @@ impl Bench {
         self.i.in_len = len;
         self.i.in_tag = tag;
         self.i.in_ecn = 0;
-        loop {
+        for _ in 0..100 {
             let a = self.n;
             if self.clk().in_ready {
                 self.i.in_valid = false;
                 return a;
             }
         }
+        panic!("descriptor {tag} not accepted in 100 cycles");
     }
 
-    /// Clocks until a verdict appears; returns its cycle and tag.
+    /// Clocks until a verdict appears; returns its cycle, tag and code.
     fn next_verdict(&mut self) -> (u64, u16, u8) {
         for _ in 0..100 {
             let c = self.n;
