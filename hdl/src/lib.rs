@@ -1,5 +1,9 @@
 //! The AQM cores in rust-hdl: the descriptor queue, link model and random generator they share, the PIE core
 //! (`pie`), the DualPI2 core (`dualpi2`), Verilog emission (`emit`) and the external checks of the emitted Verilog (`synth`).
+//!
+//! The cycle-by-cycle contract between each core, its golden model and the Verilated RTL is a page beside
+//! this crate: `hdl/PIE-CORE.md` and `hdl/DUALPI2-CORE.md`, kept in sync with the golden timing constants
+//! (and PIE's cycle facts with `aqm_golden::pie::core::PieCoreModel`) by `hdl/tests/contract_pages.rs`.
 
 pub mod bram;
 pub mod cores;
