@@ -293,8 +293,11 @@ pub fn dualpi2_config_strategy() -> impl Strategy<Value = StimulusConfig> {
         )
 }
 
+/// Makes a core's conformance settings.
+pub type StrategyFn = fn() -> BoxedStrategy<StimulusConfig>;
+
 /// The conformance settings of each core, in the order of [`aqm_golden::hw::CORES`] (a test checks it).
-pub static STRATEGIES: &[(&dyn CoreKind, fn() -> BoxedStrategy<StimulusConfig>)] = &[
+pub static STRATEGIES: &[(&dyn CoreKind, StrategyFn)] = &[
     (&PIE_CORE, || config_strategy().boxed()),
     (&DUALPI2_CORE, || dualpi2_config_strategy().boxed()),
 ];
