@@ -340,3 +340,39 @@ pub fn run(
     stats.cycles = cycle;
     Ok(stats)
 }
+
+/// The models that run beside a golden model in [`agree`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Beside {
+    /// The Verilated RTL of the stimulus's core.
+    Verilator,
+    /// Its rust-hdl simulation and its Verilated RTL (three-way).
+    RustHdlAndVerilator,
+}
+
+/// Runs `golden` (the golden model of the stimulus's core) in lock step with that core's other models,
+/// `cycles` cycles of `Stimulus::new(seed, cfg)`; a mismatch fails with the run's `name` and leaves its
+/// waveform at `vcd_dir/<name>.vcd`.
+pub fn agree(
+    golden: &mut dyn ClockedCore,
+    beside: Beside,
+    name: &str,
+    (seed, cfg): (u64, crate::stimulus::StimulusConfig),
+    cycles: u64,
+    vcd_dir: &Path,
+) -> Result<RunStats, String> {
+    let kind = cfg.core;
+    let mut stim = Stimulus::new(seed, cfg);
+    let mut vl = aqm_verilated::VerilatedCore::new(kind);
+    let mut rtl = match beside {
+        Beside::RustHdlAndVerilator => Some((aqm_hdl::cores::hdl_core(kind).simulate)()),
+        Beside::Verilator => None,
+    };
+    let mut models: Vec<&mut dyn ClockedCore> = vec![golden];
+    if let Some(r) = rtl.as_mut() {
+        models.push(r.as_mut());
+    }
+    models.push(&mut vl);
+    let vcd = vcd_dir.join(format!("{name}.vcd"));
+    run(&mut models, &mut stim, cycles, Some(&vcd)).map_err(|e| format!("{name}: {e}"))
+}

@@ -1,27 +1,27 @@
 //! The golden DualPI2 core model against the Verilated RTL, cycle by cycle: directed regimes with
 //! coverage checks, then property-based stimuli. Together well over 1,000,000 cycles.
 
-use aqm_conformance::lockstep::{self, RunStats};
-use aqm_conformance::stimulus::{dualpi2_config_strategy, dualpi2_setup, Stimulus, StimulusConfig};
+use aqm_conformance::lockstep::{agree, Beside, RunStats};
+use aqm_conformance::stimulus::{dualpi2_config_strategy, dualpi2_setup, StimulusConfig};
 use aqm_golden::dualpi2::classify::Limit;
 use aqm_golden::dualpi2::core::{limit_index, DualPi2CoreModel, DualPi2Coverage};
 use aqm_golden::dualpi2::decision::Rule;
 use aqm_golden::dualpi2::regs::addr;
-use aqm_golden::hw::ClockedCore;
-use aqm_verilated::VerilatedCore;
 use proptest::prelude::*;
-use std::path::PathBuf;
+use std::path::Path;
 
 fn check(name: &str, seed: u64, cfg: StimulusConfig, cycles: u64) -> (RunStats, DualPi2Coverage) {
     let mut golden = DualPi2CoreModel::new();
-    let mut vl = VerilatedCore::new(&aqm_golden::dualpi2::kind::DUALPI2_CORE);
-    let mut stim = Stimulus::new(seed, cfg);
-    let vcd = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.vcd"));
-    let stats = {
-        let mut models: Vec<&mut dyn ClockedCore> = vec![&mut golden, &mut vl];
-        lockstep::run(&mut models, &mut stim, cycles, Some(&vcd))
-            .unwrap_or_else(|e| panic!("{name}: {e}"))
-    };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let stats = agree(
+        &mut golden,
+        Beside::Verilator,
+        name,
+        (seed, cfg),
+        cycles,
+        dir,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{name}: {stats:?}\n  {:?}", golden.coverage);
     (stats, golden.coverage)
 }

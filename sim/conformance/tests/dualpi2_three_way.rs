@@ -1,28 +1,26 @@
 //! Golden model, rust-hdl simulation and Verilated RTL of the DualPI2 core on the same inputs, every
 //! output compared on every cycle: directed runs and property-based stimuli, over 100,000 cycles.
 
-use aqm_conformance::lockstep;
-use aqm_conformance::stimulus::{dualpi2_config_strategy, dualpi2_setup, Stimulus, StimulusConfig};
+use aqm_conformance::lockstep::{agree, Beside};
+use aqm_conformance::stimulus::{dualpi2_config_strategy, dualpi2_setup, StimulusConfig};
 use aqm_golden::dualpi2::core::{DualPi2CoreModel, DualPi2Coverage};
 use aqm_golden::dualpi2::decision::Rule;
 use aqm_golden::dualpi2::regs::addr;
-use aqm_golden::hw::ClockedCore;
-use aqm_hdl::cores::RustHdlDualPi2;
-use aqm_verilated::VerilatedCore;
 use proptest::prelude::*;
-use std::path::PathBuf;
+use std::path::Path;
 
 fn check(name: &str, seed: u64, cfg: StimulusConfig, cycles: u64) -> DualPi2Coverage {
     let mut golden = DualPi2CoreModel::new();
-    let mut rtl = RustHdlDualPi2::default();
-    let mut vl = VerilatedCore::new(&aqm_golden::dualpi2::kind::DUALPI2_CORE);
-    let mut stim = Stimulus::new(seed, cfg);
-    let vcd = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.vcd"));
-    {
-        let mut models: Vec<&mut dyn ClockedCore> = vec![&mut golden, &mut rtl, &mut vl];
-        lockstep::run(&mut models, &mut stim, cycles, Some(&vcd))
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    agree(
+        &mut golden,
+        Beside::RustHdlAndVerilator,
+        name,
+        (seed, cfg),
+        cycles,
+        dir,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     golden.coverage
 }
 

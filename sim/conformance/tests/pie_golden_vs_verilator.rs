@@ -1,27 +1,25 @@
 //! The golden PIE core model against the Verilated RTL, cycle by cycle: directed regimes with coverage
 //! checks, then property-based stimuli. Together well over 1,000,000 cycles.
 
-use aqm_conformance::lockstep::{self, RunStats};
-use aqm_conformance::stimulus::{
-    busy_setup, config_strategy, tuned_setup, Stimulus, StimulusConfig,
-};
-use aqm_golden::hw::ClockedCore;
+use aqm_conformance::lockstep::{agree, Beside, RunStats};
+use aqm_conformance::stimulus::{busy_setup, config_strategy, tuned_setup, StimulusConfig};
 use aqm_golden::pie::consts::MAX_PROB;
 use aqm_golden::pie::core::{PieCoreModel, PieCoverage};
-use aqm_verilated::VerilatedCore;
 use proptest::prelude::*;
-use std::path::PathBuf;
+use std::path::Path;
 
 fn check(name: &str, seed: u64, cfg: StimulusConfig, cycles: u64) -> (RunStats, PieCoverage) {
     let mut golden = PieCoreModel::new();
-    let mut vl = VerilatedCore::new(&aqm_golden::pie::kind::PIE_CORE);
-    let mut stim = Stimulus::new(seed, cfg);
-    let vcd = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.vcd"));
-    let stats = {
-        let mut models: Vec<&mut dyn ClockedCore> = vec![&mut golden, &mut vl];
-        lockstep::run(&mut models, &mut stim, cycles, Some(&vcd))
-            .unwrap_or_else(|e| panic!("{name}: {e}"))
-    };
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let stats = agree(
+        &mut golden,
+        Beside::Verilator,
+        name,
+        (seed, cfg),
+        cycles,
+        dir,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{name}: {stats:?}\n  {:?}", golden.coverage);
     (stats, golden.coverage)
 }

@@ -1,34 +1,25 @@
 //! Golden model, rust-hdl simulation and Verilated RTL of the PIE core on the same inputs, every output
 //! compared on every cycle: a directed overload run and property-based stimuli, over 100,000 cycles.
 
-use aqm_conformance::lockstep;
-use aqm_conformance::stimulus::{
-    busy_setup, config_strategy, tuned_setup, Stimulus, StimulusConfig,
-};
-use aqm_golden::hw::ClockedCore;
+use aqm_conformance::lockstep::{agree, Beside};
+use aqm_conformance::stimulus::{busy_setup, config_strategy, tuned_setup, StimulusConfig};
 use aqm_golden::pie::consts::MAX_PROB;
-use aqm_golden::pie::core::PieCoreModel;
-use aqm_hdl::cores::RustHdlPie;
-use aqm_verilated::VerilatedCore;
+use aqm_golden::pie::core::{PieCoreModel, PieCoverage};
 use proptest::prelude::*;
-use std::path::PathBuf;
+use std::path::Path;
 
-fn check(
-    name: &str,
-    seed: u64,
-    cfg: StimulusConfig,
-    cycles: u64,
-) -> aqm_golden::pie::core::PieCoverage {
+fn check(name: &str, seed: u64, cfg: StimulusConfig, cycles: u64) -> PieCoverage {
     let mut golden = PieCoreModel::new();
-    let mut rtl = RustHdlPie::default();
-    let mut vl = VerilatedCore::new(&aqm_golden::pie::kind::PIE_CORE);
-    let mut stim = Stimulus::new(seed, cfg);
-    let vcd = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.vcd"));
-    {
-        let mut models: Vec<&mut dyn ClockedCore> = vec![&mut golden, &mut rtl, &mut vl];
-        lockstep::run(&mut models, &mut stim, cycles, Some(&vcd))
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    agree(
+        &mut golden,
+        Beside::RustHdlAndVerilator,
+        name,
+        (seed, cfg),
+        cycles,
+        dir,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     golden.coverage
 }
 
