@@ -20,6 +20,12 @@ pub trait ClockedCore {
     fn egress_decision(&self) -> Option<Decision> {
         None
     }
+    /// Cycles beyond the core's fixed verdict latency that a descriptor of `len` bytes accepted now
+    /// takes to its verdict, with the parameters in effect (a PIE bytemode packet's multiplier holds
+    /// the pipeline); 0 for a core whose verdicts always take the same time.
+    fn extra_verdict_latency(&self, _len: u16) -> u64 {
+        0
+    }
 }
 
 impl<C: ClockedCore + ?Sized> ClockedCore for Box<C> {
@@ -34,6 +40,9 @@ impl<C: ClockedCore + ?Sized> ClockedCore for Box<C> {
     }
     fn egress_decision(&self) -> Option<Decision> {
         (**self).egress_decision()
+    }
+    fn extra_verdict_latency(&self, len: u16) -> u64 {
+        (**self).extra_verdict_latency(len)
     }
 }
 
@@ -61,5 +70,8 @@ impl ClockedCore for PieCoreModel {
     }
     fn step(&mut self, i: &CoreInputs) -> CoreOutputs {
         PieCoreModel::step(self, i)
+    }
+    fn extra_verdict_latency(&self, len: u16) -> u64 {
+        self.verdict_latency(len) - crate::pie::core::VERDICT_LATENCY
     }
 }

@@ -10,6 +10,7 @@ pub mod io;
 pub mod kind;
 pub mod link;
 pub mod queue;
+pub mod regs;
 
 pub use adapter::CoreAqm;
 pub use clocked::ClockedCore;
