@@ -84,7 +84,7 @@ pub enum TcValue {
         json: Option<(&'static str, &'static str)>,
     },
     /// Words without a value that set the register (`l4s_ect` = 1, with the JSON string); the word
-    /// itself takes the raw number.
+    /// itself (not tc's) takes the raw number.
     Choice {
         words: &'static [(&'static str, u32, &'static str)],
     },
@@ -354,7 +354,10 @@ impl Tc {
             TcValue::Flag { off, .. } => format!("{words}: 1, `{off}`: 0"),
             TcValue::Choice { words: cs } => {
                 let c: Vec<String> = cs.iter().map(|(w, v, _)| format!("`{w}`: {v}")).collect();
-                format!("{}; {words} NUMBER", c.join(", "))
+                format!(
+                    "{}; {words} NUMBER (the raw value; host only)",
+                    c.join(", ")
+                )
             }
             TcValue::LinkRate => {
                 format!("{words} RATE (e.g. `20mbit`): 8e9 x 256 / rate, or `off`: 0")
