@@ -111,8 +111,11 @@ pub struct TcAbsent {
 pub struct TcGroup {
     pub words: &'static [&'static str],
     pub doc: &'static str,
-    pub writes: fn(&[Option<u64>]) -> Result<Vec<(u8, u32)>, String>,
+    pub writes: GroupWrites,
 }
+
+/// The register writes (address, value) of a [`TcGroup`]'s times, in ns (`None`: not given).
+pub type GroupWrites = fn(&[Option<u64>]) -> Result<Vec<(u8, u32)>, String>;
 
 /// What a word on a tc line is to a register.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
