@@ -149,8 +149,9 @@ pub fn find_word(regs: &'static [RegDef], word: &str) -> Option<(&'static RegDef
 /// What tc takes after a count of packets (tc-dualpi2's `step_thresh 5p`).
 const PACKET_UNITS: &[&str] = &["p", "pkt", "pkts", "packet", "packets"];
 
-fn unit_err(e: UnitError) -> String {
-    e.to_string()
+/// A unit error of the value of option `word`.
+fn unit_err(word: &str) -> impl Fn(UnitError) -> String + '_ {
+    move |e| format!("{word}: {e}")
 }
 
 /// A 64-bit number, decimal or 0x-hex.
@@ -202,7 +203,7 @@ impl Tc {
                         "{word} {s}: a count of packets is not taken: {why}"
                     ));
                 }
-                let ns = parse_duration_ns(s).map_err(unit_err)?;
+                let ns = parse_duration_ns(s).map_err(unit_err(word))?;
                 if ns % 1000 != 0 {
                     return Err(format!("{word} {s}: the core takes whole microseconds"));
                 }
@@ -241,7 +242,7 @@ impl Tc {
                 one(v as u32)
             }
             TcValue::Percent => {
-                let p = parse_percent(s).map_err(unit_err)?;
+                let p = parse_percent(s).map_err(unit_err(word))?;
                 if p.fract() != 0.0 {
                     return Err(format!("{word} {s}: the core takes whole percent"));
                 }
@@ -253,7 +254,7 @@ impl Tc {
                 .and_then(one),
             TcValue::LinkRate => match s {
                 "off" => one(0),
-                r => one(link_byte_time(parse_rate_bps(r).map_err(unit_err)?)),
+                r => one(link_byte_time(parse_rate_bps(r).map_err(unit_err(word))?)),
             },
             TcValue::U64Pair => {
                 let v = parse_u64(s)?;
@@ -262,7 +263,7 @@ impl Tc {
             TcValue::Prob { max, pair } => {
                 let v = match s.strip_suffix('%') {
                     Some(_) => {
-                        let p = parse_percent(s).map_err(unit_err)?;
+                        let p = parse_percent(s).map_err(unit_err(word))?;
                         (p / 100.0 * max as f64) as u64
                     }
                     None => parse_u64(s)?,
