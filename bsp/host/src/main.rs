@@ -7,11 +7,13 @@
 //!   --core pie|dualpi2          with --sim, the Verilated line card to run (default pie); with a port,
 //!                               the core the board must carry
 //!   hello                       what is on the other end
-//!   set WORDS                   tc-like words, the core's:
-//!                                 PIE: target 15ms tupdate 15ms alpha 2 beta 20 limit 1000 ecn link 20mbit ...
-//!                                 DualPI2: target 15ms tupdate 16ms alpha 41 beta 819 coupling_factor 2
-//!                                 step_thresh 1ms l4s_ect drop_on_overload limit 1024 classic_protection 10 ...
-//!   show                        counters like `tc -s qdisc show`
+//!   set WORDS                   tc's options, as tc-pie(8) / tc-dualpi2(8) spell them:
+//!                                 PIE: target 15ms tupdate 15ms alpha 2 beta 20 limit 1000 ecn bytemode ...
+//!                                 DualPI2: target 15ms tupdate 16ms alpha 0.16 beta 3.2 coupling_factor 2
+//!                                 step_thresh 1ms l4s_ect drop_on_overload limit 1024 classic_protection 10%
+//!                                 max_rtt 100ms typical_rtt 15ms ...
+//!                               (and the host's own: mtu, burst, link RATE|off, seed N, prob P%)
+//!   show [--json]               counters like `tc -s qdisc show` (`tc -s -j qdisc show`)
 //!   reset                       reset the core (parameters back to their defaults)
 //!   read REG | write REG VALUE  one register, by name (TARGET_US) or address (0x10)
 //!   stream TRACE [--set "..."] [--batch N] [--gap-us N] [--compare]
@@ -26,11 +28,13 @@
 //!                               rate), and check every verdict and departure against the golden model
 //! ```
 
-use aqm_host::board_core::BoardCore;
+use aqm_golden::hw::{Verdict, VerdictBeat};
+use aqm_golden::QueueId;
+use aqm_host::board_core::{self, identify, Core};
 use aqm_host::client::{Client, ClientError};
 use aqm_host::sim_trace::{simulate, stream_paced, SimRunOptions};
 use aqm_host::stream::{check_stream, fates, parse_trace, stream, Fates, Pacing, StreamRecord};
-use aqm_host::tc::{format_show, parse_set, shown};
+use aqm_host::tc::{format_json, format_show, parse_set, shown};
 use aqm_host::transport::{SerialTransport, SimTransport, Transport};
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -53,8 +57,8 @@ struct Cli {
     sim: bool,
     /// pie or dualpi2: with --sim, the line card to run (default pie); with a port, the core the board
     /// must carry (its HELLO tells).
-    #[arg(long, global = true, value_parser = BoardCore::parse)]
-    core: Option<BoardCore>,
+    #[arg(long, global = true, value_parser = board_core::parse)]
+    core: Option<Core>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -63,13 +67,22 @@ struct Cli {
 enum Cmd {
     /// Board and core identification.
     Hello,
-    /// Set parameters with the tc-like words of the board's core (PIE: target 15ms tupdate 15ms alpha 2
-    /// beta 20 limit 1000 ecn mtu 1514 burst 150ms link 20mbit seed N prob 5%; DualPI2: target 15ms
-    /// tupdate 16ms alpha 41 beta 819 coupling_factor 2 step_thresh 1ms min_qlen_step 0 l4s_ect|any_ect
-    /// drop_on_overload|overflow limit 1024 mtu 1514 classic_protection 10 link 20mbit seed N prob 5%).
-    Set { words: Vec<String> },
+    /// Set parameters with tc's options for the board's core, as tc-pie(8) and tc-dualpi2(8) spell
+    /// them (PIE: limit 1000 target 15ms tupdate 15ms alpha 2 beta 20 ecn|noecn bytemode|nobytemode;
+    /// DualPI2: limit 1024 target 15ms tupdate 16ms alpha 0.16 beta 3.2 coupling_factor 2
+    /// step_thresh 1ms min_qlen_step 0 l4s_ect|any_ect drop_on_overload|overflow classic_protection 10%
+    /// max_rtt 100ms typical_rtt 15ms), and the host's own (mtu 1514, PIE's burst 150ms, link
+    /// 20mbit|off, seed N, prob 5%). An option the hardware does not have is refused with the reason.
+    Set {
+        #[arg(allow_hyphen_values = true)]
+        words: Vec<String>,
+    },
     /// Counters and parameters, like `tc -s qdisc show`.
-    Show,
+    Show {
+        /// As `tc -s -j qdisc show` prints them.
+        #[arg(long)]
+        json: bool,
+    },
     /// Reset the core and its parameters.
     Reset,
     /// Read a register by name or address.
@@ -126,8 +139,8 @@ enum Cmd {
     },
 }
 
-fn reg_addr(core: BoardCore, s: &str) -> Result<u8, String> {
-    if let Some(d) = core.reg_by_name(s) {
+fn reg_addr(core: Core, s: &str) -> Result<u8, String> {
+    if let Some(d) = core.register_by_name(s) {
         return Ok(d.addr);
     }
     let v = match s.strip_prefix("0x") {
@@ -135,38 +148,44 @@ fn reg_addr(core: BoardCore, s: &str) -> Result<u8, String> {
         None => s.parse().ok(),
     };
     v.ok_or_else(|| {
-        format!("{s:?}: expected a register name of the {core} core (see its register map) or an address")
+        format!(
+            "{s:?}: expected a register name of the {} core (see its register map) or an address",
+            core.title()
+        )
     })
 }
 
-fn parse_words(core: BoardCore, set: &str) -> Result<Vec<(u8, u32)>, String> {
+fn parse_words(core: Core, set: &str) -> Result<Vec<(u8, u32)>, String> {
     let words: Vec<String> = set.split_whitespace().map(String::from).collect();
     parse_set(core, &words)
 }
 
 /// What became of the descriptors on the board, and the DualPI2 core's classification.
-fn board_outcome(core: BoardCore, rec: &StreamRecord, descs: &[(u16, u8)]) -> String {
+fn board_outcome(core: Core, rec: &StreamRecord, descs: &[(u16, u8)]) -> String {
     let f = Fates::tally(fates(&rec.verdicts, &rec.departures, descs));
     let mut s = format!("{f}; {} departures", rec.departures.len());
-    if core == BoardCore::DualPi2 {
+    // A core with an L queue (one that takes a verdict naming it) says how many went there.
+    let l_queue = VerdictBeat {
+        tag: 0,
+        verdict: Verdict::Enqueue,
+        queue: QueueId::L,
+    };
+    if core.admission(&l_queue).is_ok() {
         let l = rec.verdicts.iter().filter(|v| v.queue != 0).count();
         s.push_str(&format!(" ({l} of the descriptors classified L)"));
     }
     s
 }
 
-fn run<T: Transport>(
-    c: &mut Client<T>,
-    expected: Option<BoardCore>,
-    cmd: Cmd,
-) -> Result<(), String> {
+fn run<T: Transport>(c: &mut Client<T>, expected: Option<Core>, cmd: Cmd) -> Result<(), String> {
     let e = |e: ClientError| e.to_string();
     let info = c.hello().map_err(e)?;
-    let core = BoardCore::identify(info.core_id, expected)?;
+    let core = identify(info.core_id, expected)?;
+    let title = core.title();
     match cmd {
         Cmd::Hello => {
             println!(
-                "core 0x{:08X} ({}, {core}), {} ns per cycle ({} MHz), {} cycles per UART bit, {} descriptors, \
+                "core 0x{:08X} ({}, {title}), {} ns per cycle ({} MHz), {} cycles per UART bit, {} descriptors, \
                  verdict latency {} cycles, protocol {}",
                 info.core_id,
                 String::from_utf8_lossy(&info.core_id.to_be_bytes()),
@@ -183,12 +202,16 @@ fn run<T: Transport>(
                 c.write(a, v).map_err(e)?;
             }
         }
-        Cmd::Show => {
+        Cmd::Show { json } => {
             let mut v = vec![];
-            for &a in shown(core) {
+            for a in shown(core) {
                 v.push(c.read(a).map_err(e)?);
             }
-            print!("{}", format_show(core, &v));
+            if json {
+                print!("{}", format_json(core, &v));
+            } else {
+                print!("{}", format_show(core, &v));
+            }
         }
         Cmd::Reset => c.start().map_err(e)?,
         Cmd::Read { reg } => {
@@ -228,7 +251,7 @@ fn run<T: Transport>(
                 .last()
                 .map_or(0.0, |v| v.accepted_ns as f64 / 1e9);
             println!(
-                "{} descriptors through the {core} core: {} ({:.0} descriptors/s of board time)",
+                "{} descriptors through the {title} core: {} ({:.0} descriptors/s of board time)",
                 rec.verdicts.len(),
                 board_outcome(core, &rec, &descs),
                 rec.verdicts.len() as f64 / secs
@@ -288,7 +311,7 @@ fn run<T: Transport>(
                 run.rate_bps as f64 / 1e6
             );
             println!(
-                "board:     the {core} line card with {}",
+                "board:     the {title} line card with {}",
                 if run.same_aqm {
                     "the simulated AQM's parameters"
                 } else {
@@ -318,8 +341,11 @@ fn run<T: Transport>(
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = if cli.sim {
-        let core = cli.core.unwrap_or(BoardCore::Pie);
-        run(&mut Client::new(SimTransport::new(core)), cli.core, cli.cmd)
+        let core = cli.core.unwrap_or(&aqm_golden::pie::kind::PIE_CORE);
+        match SimTransport::new(core) {
+            Ok(t) => run(&mut Client::new(t), cli.core, cli.cmd),
+            Err(err) => Err(err.to_string()),
+        }
     } else {
         match SerialTransport::open(&cli.port, cli.baud) {
             Ok(t) => run(&mut Client::new(t), cli.core, cli.cmd),

@@ -12,16 +12,14 @@
 //! feedback loop, a little later than scheduled (the UART), and drains them with its own link model. What
 //! must hold exactly is that the board does what the golden core model does with the same inputs.
 
-use crate::board_core::BoardCore;
+use crate::board_core::Core;
 use crate::client::{Client, ClientError};
 use crate::stream::{Fate, StreamRecord};
-use crate::tc::link_byte_time;
 use crate::transport::Transport;
 use aqm_golden::dualpi2::params::HARDWARE_PARAMS;
-use aqm_golden::dualpi2::DualPi2Params;
-use aqm_golden::hw::CoreParams as _;
-use aqm_golden::pie::PieParams;
-use aqm_golden::{dualpi2, pie, Admission, DropReason};
+use aqm_golden::hw::regs::link_byte_time;
+use aqm_golden::hw::{CoreParams, RegWrite};
+use aqm_golden::{dualpi2, Admission, DropReason};
 use aqm_netsim::registry::{dualpi2_params_over, pie_params, AqmSpec, Params, Registry};
 use aqm_netsim::runner::run_one_recorded;
 use aqm_netsim::scenario::{named, NAMED};
@@ -59,23 +57,6 @@ pub struct Arrival {
     pub sim_fate: Fate,
 }
 
-/// The parameters of the board's core.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CoreParams {
-    Pie(PieParams),
-    DualPi2(DualPi2Params),
-}
-
-impl CoreParams {
-    /// The core's parameters after a reset.
-    pub fn defaults(core: BoardCore) -> CoreParams {
-        match core {
-            BoardCore::Pie => CoreParams::Pie(PieParams::default()),
-            BoardCore::DualPi2 => CoreParams::DualPi2(HARDWARE_PARAMS),
-        }
-    }
-}
-
 /// A simulated run's descriptor trace and the board configuration that goes with it.
 #[derive(Clone, Debug)]
 pub struct SimRun {
@@ -92,30 +73,24 @@ pub struct SimRun {
     /// Every arrival of the run (before `max` is applied).
     pub total_arrivals: usize,
     pub arrivals: Vec<Arrival>,
-    /// The parameters the board's core gets.
-    pub params: CoreParams,
+    /// The board's core.
+    pub core: Core,
+    /// The register writes of the parameters the board's core gets, its generator seeded from `seed`.
+    pub writes: Vec<RegWrite>,
 }
 
 impl SimRun {
     /// Register writes that configure the board's core: its parameters, the generator seeded as the
     /// simulator seeds the AQM, and the link model at the scenario's rate.
     pub fn register_writes(&self) -> Vec<(u8, u32)> {
-        let (writes, link) = match &self.params {
-            CoreParams::Pie(params) => (
-                params.register_writes(self.seed),
-                pie::regs::addr::LINK_BYTE_TIME,
-            ),
-            CoreParams::DualPi2(params) => (
-                params.register_writes(self.seed),
-                dualpi2::regs::addr::LINK_BYTE_TIME,
-            ),
-        };
-        let mut w: Vec<(u8, u32)> = writes
-            .into_iter()
-            .filter(|w| w.addr != link)
+        let link = self.core.register_by_name("LINK_BYTE_TIME").map(|d| d.addr);
+        let mut w: Vec<(u8, u32)> = self
+            .writes
+            .iter()
+            .filter(|w| Some(w.addr) != link)
             .map(|w| (w.addr, w.value))
             .collect();
-        w.push((link, link_byte_time(self.rate_bps)));
+        w.extend(link.map(|a| (a, link_byte_time(self.rate_bps))));
         w
     }
 
@@ -148,23 +123,33 @@ fn drop_fate(r: DropReason) -> Fate {
     }
 }
 
-/// The simulated AQM's spec and the board's parameters, for a board with `core`. A spec of the board's
-/// AQM gives its parameters to the board; DualPI2's are taken over the hardware's defaults, and the
-/// simulated DualPI2 runs with the same limit and per-queue capacity (the descriptor memory of the
-/// core: 2 x 512), so that the board has exactly the simulated parameters.
-fn board_params(spec: &AqmSpec, core: BoardCore) -> Result<(AqmSpec, CoreParams, bool), String> {
+/// The simulated AQM's spec and the register writes of the board's parameters, for a board with `core`
+/// (seeded from `seed`). A spec of the board's AQM (`NAME` or `NAME (hw)`, the core's name) gives its
+/// parameters to the board, read by the simulator's parser of that AQM; DualPI2's are taken over the
+/// hardware's defaults, and the simulated DualPI2 runs with the same limit and per-queue capacity (the
+/// descriptor memory of the core: 2 x 512), so that the board has exactly the simulated parameters.
+/// Another AQM leaves the core at its reset values (its defaults), with the generator seeded.
+fn board_params(
+    spec: &AqmSpec,
+    core: Core,
+    seed: u64,
+) -> Result<(AqmSpec, Vec<RegWrite>, bool), String> {
     let e = |e: aqm_netsim::registry::RegistryError| e.to_string();
-    match (core, spec.name.as_str()) {
-        (BoardCore::Pie, "pie" | "pie (hw)") => {
-            let mut p = Params::new(&spec.name, &spec.params);
-            let params = pie_params(&mut p).map_err(e)?;
-            p.finish().map_err(e)?;
-            Ok((spec.clone(), CoreParams::Pie(params), true))
-        }
-        (BoardCore::DualPi2, "dualpi2" | "dualpi2 (hw)") => {
-            let mut p = Params::new(&spec.name, &spec.params);
+    let base = spec.name.strip_suffix(" (hw)").unwrap_or(&spec.name);
+    if base != core.name() {
+        let seeded = core
+            .default_writes(seed)
+            .into_iter()
+            .filter(|w| w.param == "seed")
+            .collect();
+        return Ok((spec.clone(), seeded, false));
+    }
+    let mut p = Params::new(&spec.name, &spec.params);
+    // The simulator's parameter parser of the core's AQM (aqm_netsim::registry has one per AQM).
+    let (params, sim): (Box<dyn CoreParams>, AqmSpec) = match base {
+        "pie" => (Box::new(pie_params(&mut p).map_err(e)?), spec.clone()),
+        "dualpi2" => {
             let params = dualpi2_params_over(&mut p, HARDWARE_PARAMS).map_err(e)?;
-            p.finish().map_err(e)?;
             params.validate_hardware().map_err(|err| {
                 format!(
                     "{spec}: {err} (the DualPI2 core holds at most {} packets, {} per queue)",
@@ -181,14 +166,21 @@ fn board_params(spec: &AqmSpec, core: BoardCore) -> Result<(AqmSpec, CoreParams,
                     sim.params.push((k.into(), v.to_string()));
                 }
             }
-            Ok((sim, CoreParams::DualPi2(params), true))
+            (Box::new(params), sim)
         }
-        _ => Ok((spec.clone(), CoreParams::defaults(core), false)),
-    }
+        other => {
+            return Err(format!(
+                "the simulator has no parameters of the {other} core"
+            ))
+        }
+    };
+    p.finish().map_err(e)?;
+    params.check_hardware()?;
+    Ok((sim, params.register_writes(seed), true))
 }
 
 /// Runs the scenario and records what arrived at the AQM; the board's core is `core`.
-pub fn simulate(o: &SimRunOptions, core: BoardCore) -> Result<SimRun, String> {
+pub fn simulate(o: &SimRunOptions, core: Core) -> Result<SimRun, String> {
     let mut s = named(&o.scenario).ok_or_else(|| {
         format!(
             "unknown scenario {:?}; named scenarios: {}",
@@ -218,7 +210,7 @@ pub fn simulate(o: &SimRunOptions, core: BoardCore) -> Result<SimRun, String> {
         )
     })?;
     let spec = AqmSpec::parse(&o.aqm).map_err(|e| e.to_string())?;
-    let (spec, params, same_aqm) = board_params(&spec, core)?;
+    let (spec, writes, same_aqm) = board_params(&spec, core, o.seed)?;
     let (_, _, events) = run_one_recorded(&point.spec, &Registry::with_builtins(), &spec, o.seed)
         .map_err(|e| e.to_string())?;
     let mut arrivals = vec![];
@@ -296,7 +288,8 @@ pub fn simulate(o: &SimRunOptions, core: BoardCore) -> Result<SimRun, String> {
         duration_ns: point.spec.duration_ns,
         total_arrivals,
         arrivals,
-        params,
+        core,
+        writes,
     })
 }
 

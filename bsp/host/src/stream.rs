@@ -5,14 +5,14 @@
 //! with the time the core took it, each descriptor with the time it was accepted (its verdict's time less
 //! the verdict latency); `out_ready` is always high (see bsp/src/bridge.rs). From those the host rebuilds
 //! the core's input on every cycle and runs the golden model of the core HELLO names
-//! ([`crate::board_core::GoldenCore`]: the PIE core or the DualPI2 core) through the same cycles:
+//! ([`aqm_golden::hw::CoreKind::model`]: the PIE core or the DualPI2 core) through the same cycles:
 //! its verdicts and departures (with the DualPI2 core's drops at dequeue, its queue bits and every
 //! sojourn) must be the board's, bit for bit.
 
-use crate::board_core::BoardCore;
+use crate::board_core::{from_id, Core};
 use crate::client::{BoardInfo, Client, ClientError, DepartEvent, VerdictEvent};
 use crate::transport::Transport;
-use aqm_golden::hw::CoreInputs;
+use aqm_golden::hw::{ClockedCore, CoreInputs};
 use aqm_protocol::{Descriptor, MAX_INJECT};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
@@ -215,7 +215,7 @@ pub fn fates(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckSummary {
     /// The board's core (from HELLO), whose golden model was replayed.
-    pub core: BoardCore,
+    pub core: Core,
     pub verdicts: usize,
     pub departures: usize,
     /// Verdict counts by code: enqueue, mark, early drop, tail drop (DualPI2 enqueues or tail-drops).
@@ -321,7 +321,7 @@ type GoldenDeparture = (u64, Option<usize>, DepartEvent);
 /// difference is reported at the first cycle it shows, with the descriptor, the field and both values.
 pub fn check_stream(rec: &StreamRecord, descs: &[(u16, u8)]) -> Result<CheckSummary, String> {
     let info = rec.info.ok_or("no HELLO in the record")?;
-    let core = BoardCore::from_id(info.core_id)?;
+    let core = from_id(info.core_id)?;
     let nspc = info.ns_per_cycle as u64;
     if nspc == 0 {
         return Err("HELLO reports 0 ns per cycle".into());
@@ -353,7 +353,7 @@ pub fn check_stream(rec: &StreamRecord, descs: &[(u16, u8)]) -> Result<CheckSumm
         ));
     }
     // Verdict k says when descriptor k was accepted (a PIE bytemode packet: that many cycles later, see
-    // `GoldenCore::extra_verdict_latency`); the core takes one descriptor per cycle at most, in order.
+    // `ClockedCore::extra_verdict_latency`); the core takes one descriptor per cycle at most, in order.
     let mut accepts = Vec::with_capacity(descs.len());
     for (k, v) in rec.verdicts.iter().enumerate() {
         let c = cycle_of(v.accepted_ns)?;
@@ -371,7 +371,7 @@ pub fn check_stream(rec: &StreamRecord, descs: &[(u16, u8)]) -> Result<CheckSumm
         accepts.push((c, k));
     }
 
-    let mut golden = core.golden();
+    let mut golden = core.model();
     let mut gv: Vec<(u64, VerdictEvent)> = vec![];
     let mut gd: Vec<GoldenDeparture> = vec![];
     // Enqueued descriptors by tag, oldest first: whose departure is whose.
@@ -521,8 +521,9 @@ pub fn check_stream(rec: &StreamRecord, descs: &[(u16, u8)]) -> Result<CheckSumm
     }
     if let Some((cycle, text)) = first {
         return Err(format!(
-            "the board and the golden {core} model differ, first at cycle {cycle} ({} ns after START): {text}; \
+            "the board and the golden {} model differ, first at cycle {cycle} ({} ns after START): {text}; \
              in all {verdicts_differ} of {} verdicts and {departures_differ} of {} departures differ",
+            core.title(),
             cycle * nspc,
             rec.verdicts.len(),
             rec.departures.len()

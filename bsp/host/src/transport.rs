@@ -1,6 +1,6 @@
 //! Byte transports to the board: a serial port, or the Verilated board top driven bit by bit.
 
-use crate::board_core::BoardCore;
+use crate::board_core::Core;
 use aqm_verilated::{VerilatedBoard, BOARD_SIM_CPB, BOARD_SIM_NSPC};
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
@@ -86,11 +86,17 @@ pub struct SimTransport {
 }
 
 impl SimTransport {
-    /// A freshly reset line card with the `core`.
-    pub fn new(core: BoardCore) -> SimTransport {
-        let board = match core {
-            BoardCore::Pie => VerilatedBoard::pie(),
-            BoardCore::DualPi2 => VerilatedBoard::dualpi2(),
+    /// A freshly reset line card with the `core` (aqm_verilated builds one board top per core, by the
+    /// core's name; a core without one is an error).
+    pub fn new(core: Core) -> io::Result<SimTransport> {
+        let board = match core.name() {
+            "pie" => VerilatedBoard::pie(),
+            "dualpi2" => VerilatedBoard::dualpi2(),
+            other => {
+                return Err(io::Error::other(format!(
+                    "no Verilated line card carries the {other} core"
+                )))
+            }
         };
         let mut t = SimTransport {
             board,
@@ -111,7 +117,7 @@ impl SimTransport {
         for _ in 0..8 {
             t.cycle();
         }
-        t
+        Ok(t)
     }
 
     /// The LEDs now.

@@ -2,8 +2,10 @@
 //! for bit.
 
 use aqm_golden::dualpi2;
+use aqm_golden::dualpi2::kind::DUALPI2_CORE;
+use aqm_golden::pie::kind::PIE_CORE;
 use aqm_golden::pie::regs::{addr, PIE_ID};
-use aqm_host::board_core::BoardCore::{self, DualPi2, Pie};
+use aqm_host::board_core::{from_id, Core};
 use aqm_host::client::{Client, ClientError};
 use aqm_host::stream::{check_stream, stream, Pacing};
 use aqm_host::tc::parse_set;
@@ -11,14 +13,17 @@ use aqm_host::transport::SimTransport;
 use aqm_protocol::{cmd, crc8, Descriptor, ErrorCode, Frame};
 use std::time::Duration;
 
-fn board_with(core: BoardCore) -> Client<SimTransport> {
-    let mut c = Client::new(SimTransport::new(core));
+const PIE: Core = &PIE_CORE;
+const DUALPI2: Core = &DUALPI2_CORE;
+
+fn board_with(core: Core) -> Client<SimTransport> {
+    let mut c = Client::new(SimTransport::new(core).unwrap());
     c.timeout = Duration::from_micros(500);
     c
 }
 
 fn board() -> Client<SimTransport> {
-    board_with(Pie)
+    board_with(PIE)
 }
 
 #[test]
@@ -47,7 +52,7 @@ fn registers_round_trip() {
     let mut c = board();
     c.start().unwrap();
     for (a, v) in parse_set(
-        Pie,
+        PIE,
         &"target 20ms tupdate 10ms alpha 3 beta 17 limit 500 ecn mtu 1500 link 100mbit"
             .split_whitespace()
             .map(String::from)
@@ -63,9 +68,9 @@ fn registers_round_trip() {
 
 #[test]
 fn hello_reports_the_dualpi2_core() {
-    let mut c = board_with(DualPi2);
+    let mut c = board_with(DUALPI2);
     let i = c.hello().unwrap();
-    assert_eq!(BoardCore::from_id(i.core_id), Ok(DualPi2));
+    assert_eq!(from_id(i.core_id), Ok(DUALPI2));
     assert_eq!(
         (i.capacity, i.verdict_latency as u64),
         (
@@ -77,12 +82,11 @@ fn hello_reports_the_dualpi2_core() {
 
 #[test]
 fn dualpi2_registers_round_trip_with_its_tc_words() {
-    let mut c = board_with(DualPi2);
+    let mut c = board_with(DUALPI2);
     c.start().unwrap();
-    for (a, v) in parse_set(
-        DualPi2,
+    for (a, v) in parse_set(DUALPI2,
         &words(
-            "target 20ms tupdate 10ms alpha 30 beta 700 coupling_factor 3 step_thresh 2ms \
+            "target 20ms tupdate 10ms alpha 0.12 beta 2.75 coupling_factor 3 step_thresh 2ms \
              min_qlen_step 4 any_ect overflow limit 500 mtu 1500 classic_protection 25 link 100mbit",
         ),
     )
@@ -214,7 +218,7 @@ fn words(s: &str) -> Vec<String> {
 #[test]
 fn a_burst_streamed_as_fast_as_the_uart_goes_matches_the_golden_model() {
     let mut c = board();
-    let params = parse_set(Pie, &words("limit 60 link 20mbit")).unwrap();
+    let params = parse_set(PIE, &words("limit 60 link 20mbit")).unwrap();
     let descs: Vec<(u16, u8)> = (0..300u32)
         .map(|k| ((64 + k * 37 % 1455) as u16, (k % 4) as u8))
         .collect();
@@ -230,7 +234,7 @@ fn a_paced_stream_past_the_burst_allowance_is_marked_and_dropped_like_the_golden
     // prob held at 9 % (the first update comes 500 ms after START); the link drains 1.25 kB per ms while
     // 4 packets arrive every ms, so the queue builds, and after 150 ms of dequeues the burst allowance
     // is gone: ECN-capable packets are marked, the others dropped early.
-    let params = parse_set(Pie, &words("limit 1000 ecn link 10mbit prob 9%")).unwrap();
+    let params = parse_set(PIE, &words("limit 1000 ecn link 10mbit prob 9%")).unwrap();
     // The board admits a descriptor only when its event buffers have room for everything the core
     // holds, so on this slow link an INJECT waits for departures.
     c.timeout = Duration::from_millis(50);
@@ -250,17 +254,17 @@ fn a_paced_stream_past_the_burst_allowance_is_marked_and_dropped_like_the_golden
 
 #[test]
 fn a_dualpi2_burst_with_drops_and_marks_at_dequeue_matches_the_golden_model() {
-    let mut c = board_with(DualPi2);
+    let mut c = board_with(DUALPI2);
     // p' held at 50 % (the first update comes 16 ms after START): C packets are dropped at dequeue with
     // p'^2 = 25 %, L packets (ECT(1) and CE) marked with k p' = 100 %; the limit makes tail drops.
-    let params = parse_set(DualPi2, &words("limit 40 link 20mbit prob 50%")).unwrap();
+    let params = parse_set(DUALPI2, &words("limit 40 link 20mbit prob 50%")).unwrap();
     c.timeout = Duration::from_millis(50);
     let descs: Vec<(u16, u8)> = (0..200u32)
         .map(|k| ((64 + k * 37 % 1455) as u16, (k % 4) as u8))
         .collect();
     let rec = stream(&mut c, &params, &descs, Pacing::default()).unwrap();
     let s = check_stream(&rec, &descs).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!((s.core, s.verdicts), (DualPi2, 200));
+    assert_eq!((s.core, s.verdicts), (DUALPI2, 200));
     assert!(s.by_code[0] > 0 && s.by_code[3] > 0, "{s:?}");
     assert!(s.to_l > 0 && s.to_l < s.verdicts, "{s:?}");
     assert!(s.dequeue_drops > 0 && s.fates.marked > 0, "{s:?}");

@@ -3,16 +3,22 @@
 //! the golden model bit for bit; and the check's mismatch reports.
 
 use aqm_golden::dualpi2;
+use aqm_golden::dualpi2::kind::DUALPI2_CORE;
+use aqm_golden::hw::CoreParams as _;
+use aqm_golden::pie::kind::PIE_CORE;
 use aqm_golden::pie::regs::addr;
-use aqm_host::board_core::BoardCore::{DualPi2, Pie};
+use aqm_host::board_core::Core;
 use aqm_host::client::Client;
-use aqm_host::sim_trace::{simulate, stream_paced, CoreParams, SimRun, SimRunOptions};
+use aqm_host::sim_trace::{simulate, stream_paced, SimRun, SimRunOptions};
 use aqm_host::stream::{check_stream, StreamRecord};
 use aqm_host::tc::{link_byte_time, parse_set};
 use aqm_host::transport::SimTransport;
 use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
+
+const PIE: Core = &PIE_CORE;
+const DUALPI2: Core = &DUALPI2_CORE;
 
 fn options(scenario: &str, aqm: &str, max: usize) -> SimRunOptions {
     SimRunOptions {
@@ -31,7 +37,7 @@ fn words(s: &str) -> Vec<String> {
 
 #[test]
 fn a_simulated_run_streamed_at_its_own_pace_matches_the_golden_model() {
-    let run = simulate(&options("mix", "pie", 300), Pie).unwrap();
+    let run = simulate(&options("mix", "pie", 300), PIE).unwrap();
     assert_eq!(run.arrivals.len(), 300);
     assert!(run.total_arrivals > 300);
     assert!(run.arrivals.windows(2).all(|w| w[0].at_ns <= w[1].at_ns));
@@ -41,7 +47,7 @@ fn a_simulated_run_streamed_at_its_own_pace_matches_the_golden_model() {
     assert!(params.contains(&(addr::LINK_BYTE_TIME, 102_400)));
     params.push((addr::LIMIT, 20));
     let speed = 10.0;
-    let mut c = Client::new(SimTransport::new(Pie));
+    let mut c = Client::new(SimTransport::new(PIE).unwrap());
     c.timeout = Duration::from_millis(50);
     let rec = stream_paced(
         &mut c,
@@ -65,7 +71,7 @@ fn a_simulated_run_streamed_at_its_own_pace_matches_the_golden_model() {
 #[test]
 fn a_bytemode_pie_run_matches_the_golden_model_on_the_board() {
     // The board carries the full PIE core: the drop probability scaled by the packet's length.
-    let run = simulate(&options("mix", "pie:bytemode=on", 200), Pie).unwrap();
+    let run = simulate(&options("mix", "pie:bytemode=on", 200), PIE).unwrap();
     let mut params = run.register_writes();
     assert!(params.contains(&(addr::BYTEMODE, 1)), "{params:?}");
     // A drop probability of 30 % from the start (77/256 of 2^56) and arrivals at twice the simulated
@@ -74,7 +80,7 @@ fn a_bytemode_pie_run_matches_the_golden_model_on_the_board() {
     params.push((addr::LIMIT, 30));
     params.push((addr::PROB_LO, 0));
     params.push((addr::PROB_HI, 0x004D_0000));
-    let mut c = Client::new(SimTransport::new(Pie));
+    let mut c = Client::new(SimTransport::new(PIE).unwrap());
     c.timeout = Duration::from_millis(50);
     let rec = stream_paced(
         &mut c,
@@ -103,13 +109,13 @@ struct DualPi2Stream {
 fn dualpi2_stream() -> &'static DualPi2Stream {
     static STREAM: OnceLock<DualPi2Stream> = OnceLock::new();
     STREAM.get_or_init(|| {
-        let run = simulate(&options("l4s", "dualpi2", 300), DualPi2).unwrap();
+        let run = simulate(&options("l4s", "dualpi2", 300), DUALPI2).unwrap();
         // The board as the simulated DualPI2, with the limit cut down so that arrivals ten times faster
         // than simulated overflow it, and p' held at 50 % (the first update is 16 ms after START): C
         // packets are dropped at dequeue with p'^2 = 25 %, L packets marked with k p' = 100 %.
         let mut params = run.register_writes();
-        params.extend(parse_set(DualPi2, &words("limit 24 prob 50%")).unwrap());
-        let mut c = Client::new(SimTransport::new(DualPi2));
+        params.extend(parse_set(DUALPI2, &words("limit 24 prob 50%")).unwrap());
+        let mut c = Client::new(SimTransport::new(DUALPI2).unwrap());
         c.timeout = Duration::from_millis(50);
         let rec = stream_paced(
             &mut c,
@@ -129,8 +135,8 @@ fn a_simulated_dualpi2_run_streamed_at_its_own_pace_matches_the_golden_model() {
     // The simulated DualPI2 ran with the core's limits, and the board gets exactly its parameters.
     assert_eq!(run.aqm, "dualpi2:limit=1024,queue_capacity=512");
     assert_eq!(
-        run.params,
-        CoreParams::DualPi2(dualpi2::params::HARDWARE_PARAMS)
+        run.writes,
+        dualpi2::params::HARDWARE_PARAMS.register_writes(run.seed)
     );
     assert!(run.same_aqm);
     let writes = run.register_writes();
@@ -140,7 +146,7 @@ fn a_simulated_dualpi2_run_streamed_at_its_own_pace_matches_the_golden_model() {
         link_byte_time(40_000_000)
     )));
     let s = check_stream(rec, &run.descriptors()).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!((s.core, s.verdicts), (DualPi2, 300));
+    assert_eq!((s.core, s.verdicts), (DUALPI2, 300));
     // Both queues, tail drops at enqueue, drops and marks at dequeue.
     assert!(s.to_l > 0 && s.to_l < 300, "{s:?}");
     assert!(s.by_code[3] > 0 && s.dequeue_drops > 0, "{s:?}");
@@ -311,7 +317,10 @@ fn bad_input_is_a_clear_error() {
             vec!["--core", "dualpi2", "l4s", "--set", "coupling_factor 0"],
             "K = 0",
         ),
-        (vec!["--core", "codel", "mix"], "pie or dualpi2"),
+        (
+            vec!["--core", "codel", "mix"],
+            "expected one of pie, dualpi2",
+        ),
     ] {
         let mut a = vec!["--sim", "sim-stream"];
         a.extend(args.iter());

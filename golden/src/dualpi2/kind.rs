@@ -8,7 +8,9 @@ use super::consts::{HW_QUEUE_CAPACITY, PARAM_CYCLES, VERDICT_LATENCY};
 use super::core::DualPi2CoreModel;
 use super::params::DualPi2Params;
 use super::qdisc::run_seed;
-use super::regs::{addr, DUALPI2_ID, DUALPI2_REGS};
+use super::regs::{
+    addr, DUALPI2_ID, DUALPI2_REGS, DUALPI2_TC_ABSENT, DUALPI2_TC_GROUPS, DUALPI2_TC_STATS,
+};
 use crate::hw::clocked::ClockedCore;
 use crate::hw::driver::{Beat, DriverError, Verdict, VerdictBeat};
 use crate::hw::kind::{BeatReasons, CoreFacts, CoreKind, CoreParams, RegWrite, RegisterBus};
@@ -107,6 +109,9 @@ impl CoreKind for DualPi2Kind {
             verdict_latency: VERDICT_LATENCY,
             write_spacing: PARAM_CYCLES,
             regs: DUALPI2_REGS,
+            tc_absent: DUALPI2_TC_ABSENT,
+            tc_groups: DUALPI2_TC_GROUPS,
+            tc_stats: &DUALPI2_TC_STATS,
         }
     }
     fn model(&self) -> Box<dyn ClockedCore + Send> {

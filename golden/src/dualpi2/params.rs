@@ -1,7 +1,8 @@
 //! DualPI2's parameters in tc's units, with the ranges the hardware register file accepts.
 
 use super::consts::{gain_internal, us_to_ns, HW_QUEUE_CAPACITY};
-use std::fmt;
+use crate::params::check;
+pub use crate::params::ParamError;
 
 /// A parameter set, as `tc qdisc ... dualpi2` takes it. Every field is in the register file's unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,38 +89,6 @@ pub mod range {
     pub const QUEUE_CAPACITY: (u32, u32) = (1, u32::MAX);
 }
 
-/// A parameter outside its range.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParamError {
-    pub name: &'static str,
-    pub value: u64,
-    pub expected: String,
-}
-
-impl fmt::Display for ParamError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} = {} is out of range: expected {}",
-            self.name, self.value, self.expected
-        )
-    }
-}
-
-impl std::error::Error for ParamError {}
-
-fn check(name: &'static str, value: u32, (lo, hi): (u32, u32)) -> Result<(), ParamError> {
-    if (lo..=hi).contains(&value) {
-        Ok(())
-    } else {
-        Err(ParamError {
-            name,
-            value: value as u64,
-            expected: format!("{lo}..={hi}"),
-        })
-    }
-}
-
 impl DualPi2Params {
     /// The hardware core's parameters ([`HARDWARE_PARAMS`]).
     pub fn hardware() -> DualPi2Params {
@@ -183,9 +152,124 @@ impl DualPi2Params {
     }
 }
 
+/// The PI2 parameters tc-dualpi2(8) derives from the RTTs it is told of (`max_rtt`, `typical_rtt`),
+/// in register units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RttConfig {
+    pub target_us: u32,
+    pub tupdate_us: u32,
+    /// Hz x 256.
+    pub alpha: u32,
+    /// Hz x 256.
+    pub beta: u32,
+}
+
+/// tc-dualpi2's auto-configuration (RFC 9332, appendix A.1), from the maximum and the typical RTT in
+/// ns (whole microseconds; at least one of them given): the one missing is the other x 6 (or / 6);
+/// target = typical RTT; tupdate = the smaller of the typical RTT and a third of the maximum RTT;
+/// alpha = 0.1 x tupdate / max_rtt^2 and beta = 0.3 / max_rtt, in Hz, taken x 256 and rounded as the
+/// `alpha` and `beta` words are.
+pub fn rtt_auto_config(
+    max_rtt_ns: Option<u64>,
+    typical_rtt_ns: Option<u64>,
+) -> Result<RttConfig, String> {
+    let us = |name: &str, ns: Option<u64>| -> Result<Option<u64>, String> {
+        match ns {
+            None | Some(0) => Ok(None),
+            Some(ns) if ns % 1000 != 0 => {
+                Err(format!("{name} {ns}ns: the core takes whole microseconds"))
+            }
+            Some(ns) => Ok(Some(ns / 1000)),
+        }
+    };
+    let (max_us, typ_us) = match (
+        us("max_rtt", max_rtt_ns)?,
+        us("typical_rtt", typical_rtt_ns)?,
+    ) {
+        (None, None) => return Err("max_rtt or typical_rtt: give at least one, above 0".into()),
+        (Some(m), None) => (m, (m / 6).max(1)),
+        (None, Some(t)) => (t * 6, t),
+        (Some(m), Some(t)) if t > m => {
+            return Err(format!(
+                "typical_rtt {t}us is above max_rtt {m}us: it must be at most max_rtt"
+            ))
+        }
+        (Some(m), Some(t)) => (m, t),
+    };
+    let tupdate_us = typ_us.min(max_us / 3).max(1);
+    let max_s = max_us as f64 * 1e-6;
+    let gain = |name: &str, hz: f64| -> Result<u32, String> {
+        let v = (hz * 256.0).round();
+        if v < range::GAIN.0 as f64 || v > range::GAIN.1 as f64 {
+            Err(format!(
+                "max_rtt {max_us}us gives {name} {hz:.6} Hz = {v} / 256: the core takes {}..={} / 256",
+                range::GAIN.0,
+                range::GAIN.1
+            ))
+        } else {
+            Ok(v as u32)
+        }
+    };
+    let fit = |name: &str, v: u64| u32::try_from(v).map_err(|_| format!("{name} {v}us: too long"));
+    Ok(RttConfig {
+        target_us: fit("typical_rtt", typ_us)?,
+        tupdate_us: fit("tupdate", tupdate_us)?,
+        alpha: gain("alpha", 0.1 * tupdate_us as f64 * 1e-6 / (max_s * max_s))?,
+        beta: gain("beta", 0.3 / max_s)?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rtt_auto_config_gives_the_gains_computed_by_hand() {
+        let ms = |x: u64| Some(x * 1_000_000);
+        // tc's defaults: tupdate = min(15 ms, 100/3 ms); alpha = 0.1 * 0.015 / 0.01 = 0.15 Hz = 38.4 / 256;
+        // beta = 0.3 / 0.1 = 3 Hz = 768 / 256.
+        let c = |target_us, tupdate_us, alpha, beta| RttConfig {
+            target_us,
+            tupdate_us,
+            alpha,
+            beta,
+        };
+        assert_eq!(
+            rtt_auto_config(ms(100), ms(15)),
+            Ok(c(15_000, 15_000, 38, 768))
+        );
+        // typical = 30 / 6 = 5 ms; alpha = 0.1 * 0.005 / 0.0009 = 0.5556 Hz = 142.2; beta = 10 Hz.
+        assert_eq!(
+            rtt_auto_config(ms(30), None),
+            Ok(c(5_000, 5_000, 142, 2560))
+        );
+        // max = 20 * 6 = 120 ms; alpha = 0.1 * 0.02 / 0.0144 = 0.13889 Hz = 35.56; beta = 2.5 Hz.
+        assert_eq!(
+            rtt_auto_config(None, ms(20)),
+            Ok(c(20_000, 20_000, 36, 640))
+        );
+        // tupdate = max / 3 = 10 ms < 15 ms; alpha = 0.1 * 0.01 / 0.0009 = 1.111 Hz = 284.4.
+        assert_eq!(
+            rtt_auto_config(ms(30), ms(15)),
+            Ok(c(15_000, 10_000, 284, 2560))
+        );
+    }
+
+    #[test]
+    fn rtt_auto_config_refuses_what_the_core_cannot_take() {
+        let ms = |x: u64| Some(x * 1_000_000);
+        assert!(rtt_auto_config(ms(10), ms(20))
+            .unwrap_err()
+            .contains("at most max_rtt"));
+        assert!(rtt_auto_config(None, None).is_err());
+        // 100 s: alpha rounds to 0.
+        assert!(rtt_auto_config(ms(100_000), None)
+            .unwrap_err()
+            .contains("alpha"));
+        assert!(rtt_auto_config(Some(1500), None)
+            .unwrap_err()
+            .contains("whole microseconds"));
+    }
 
     #[test]
     fn defaults_and_hardware_preset_are_valid() {

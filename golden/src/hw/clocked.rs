@@ -24,6 +24,12 @@ pub trait ClockedCore {
     fn coverage(&self) -> Vec<(String, u64)> {
         Vec::new()
     }
+    /// Cycles beyond the core's fixed verdict latency that a descriptor of `len` bytes accepted now
+    /// takes to its verdict, with the parameters in effect (a PIE bytemode packet's multiplier holds
+    /// the pipeline); 0 for a core whose verdicts always take the same time.
+    fn extra_verdict_latency(&self, _len: u16) -> u64 {
+        0
+    }
 }
 
 impl<C: ClockedCore + ?Sized> ClockedCore for Box<C> {
@@ -41,6 +47,9 @@ impl<C: ClockedCore + ?Sized> ClockedCore for Box<C> {
     }
     fn coverage(&self) -> Vec<(String, u64)> {
         (**self).coverage()
+    }
+    fn extra_verdict_latency(&self, len: u16) -> u64 {
+        (**self).extra_verdict_latency(len)
     }
 }
 
@@ -74,5 +83,8 @@ impl ClockedCore for PieCoreModel {
     }
     fn coverage(&self) -> Vec<(String, u64)> {
         self.coverage.counts()
+    }
+    fn extra_verdict_latency(&self, len: u16) -> u64 {
+        self.verdict_latency(len) - crate::pie::core::VERDICT_LATENCY
     }
 }

@@ -9,7 +9,7 @@
 
 use super::clocked::ClockedCore;
 use super::driver::{Beat, DriverError, EventDriver, Verdict, VerdictBeat};
-use crate::pie::regs::RegDef;
+use super::regs::{RegDef, TcAbsent, TcGroup, TcStats};
 use crate::types::{Admission, DropReason, MarkReason};
 
 /// One register write of a configuration: the parameter it carries (its tc name), where, and what.
@@ -82,8 +82,14 @@ pub struct CoreFacts {
     /// Cycles from one parameter write to the next the core takes (DualPI2's parameter engine refuses a
     /// write while the one before is still going in).
     pub write_spacing: u64,
-    /// The register map (`hdl/REGISTERS.md` is generated from it).
+    /// The register map (`hdl/REGISTERS.md` is generated from it), with each parameter's tc option.
     pub regs: &'static [RegDef],
+    /// The tc options of the core's qdisc (`name`) that the hardware does not have, and why.
+    pub tc_absent: &'static [TcAbsent],
+    /// tc options that set several registers at once (DualPI2's `max_rtt` / `typical_rtt`).
+    pub tc_groups: &'static [TcGroup],
+    /// What `tc -s qdisc show` prints for the core.
+    pub tc_stats: &'static TcStats,
 }
 
 /// One hardware core: everything the harnesses need to know about it.
@@ -118,13 +124,27 @@ pub trait CoreKind: Sync {
     fn regs(&self) -> &'static [RegDef] {
         self.facts().regs
     }
+    /// See [`CoreFacts::tc_absent`].
+    fn tc_absent(&self) -> &'static [TcAbsent] {
+        self.facts().tc_absent
+    }
+    /// See [`CoreFacts::tc_groups`].
+    fn tc_groups(&self) -> &'static [TcGroup] {
+        self.facts().tc_groups
+    }
+    /// See [`CoreFacts::tc_stats`].
+    fn tc_stats(&self) -> &'static TcStats {
+        self.facts().tc_stats
+    }
     /// The register at `addr`, if it is mapped.
     fn register(&self, addr: u8) -> Option<&'static RegDef> {
         self.regs().iter().find(|d| d.addr == addr)
     }
-    /// The register called `name` (as the map spells it: `TARGET_US`).
+    /// The register called `name` (as the map spells it: `TARGET_US`; case-insensitive).
     fn register_by_name(&self, name: &str) -> Option<&'static RegDef> {
-        self.regs().iter().find(|d| d.name == name)
+        self.regs()
+            .iter()
+            .find(|d| d.name.eq_ignore_ascii_case(name))
     }
     /// The golden cycle-accurate model of the core, out of power-on (drive `rst` first).
     fn model(&self) -> Box<dyn ClockedCore + Send>;
@@ -146,6 +166,8 @@ impl PartialEq for dyn CoreKind {
         self.name() == other.name()
     }
 }
+
+impl Eq for dyn CoreKind {}
 
 impl std::fmt::Debug for dyn CoreKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -11,6 +11,7 @@ pub mod kind;
 pub mod link;
 pub mod queue;
 pub mod regcheck;
+pub mod regs;
 
 pub use adapter::CoreAqm;
 pub use clocked::ClockedCore;

@@ -3,7 +3,7 @@
 use super::core::{PieCoreModel, VERDICT_LATENCY};
 use super::params::PieParams;
 use super::qdisc::run_seed;
-use super::regs::{addr, CAPACITY, PIE_ID, PIE_REGS};
+use super::regs::{addr, CAPACITY, PIE_ID, PIE_REGS, PIE_TC_ABSENT, PIE_TC_STATS};
 use crate::hw::clocked::ClockedCore;
 use crate::hw::driver::{Beat, VerdictBeat};
 use crate::hw::kind::{
@@ -66,6 +66,9 @@ impl CoreKind for PieKind {
             verdict_latency: VERDICT_LATENCY,
             write_spacing: 2,
             regs: PIE_REGS,
+            tc_absent: PIE_TC_ABSENT,
+            tc_groups: &[],
+            tc_stats: &PIE_TC_STATS,
         }
     }
     fn model(&self) -> Box<dyn ClockedCore + Send> {

@@ -1,7 +1,8 @@
 //! PIE's parameters in tc's units, with the ranges the hardware register file accepts.
 
 use super::consts::{ns_to_ticks, us_to_ticks};
-use std::fmt;
+use crate::params::check;
+pub use crate::params::ParamError;
 
 /// A parameter set, as `tc qdisc ... pie` takes it. Every field is in the register file's unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,38 +55,6 @@ pub mod range {
     pub const LIMIT: (u32, u32) = (1, 1024);
     pub const MTU: (u32, u32) = (64, 2047);
     pub const MAX_BURST_US: (u32, u32) = (0, 1_000_000);
-}
-
-/// A parameter outside its range.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParamError {
-    pub name: &'static str,
-    pub value: u64,
-    pub expected: String,
-}
-
-impl fmt::Display for ParamError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} = {} is out of range: expected {}",
-            self.name, self.value, self.expected
-        )
-    }
-}
-
-impl std::error::Error for ParamError {}
-
-fn check(name: &'static str, value: u32, (lo, hi): (u32, u32)) -> Result<(), ParamError> {
-    if (lo..=hi).contains(&value) {
-        Ok(())
-    } else {
-        Err(ParamError {
-            name,
-            value: value as u64,
-            expected: format!("{lo}..={hi}"),
-        })
-    }
 }
 
 impl PieParams {

@@ -9,7 +9,12 @@
 
 use super::consts::{us_to_ticks, MAX_PROB};
 use super::params::{range, PieParams, DEFAULT_PARAMS};
+use crate::hw::link::BYTE_TIME_RANGE;
+use crate::hw::regs::{ro, rw, with_tc, Src, TcAbsent, TcStats, TcValue, XForm, XStat};
+use crate::hw::FLAG_RANGE;
 use crate::prng::DEFAULT_SEED;
+
+pub use crate::hw::regs::{Access, RegDef};
 
 /// Register addresses.
 pub mod addr {
@@ -58,108 +63,37 @@ pub const STATUS_CTRL_BUSY: u32 = 1 << 1;
 pub const CONTROL_RESET: u32 = 1 << 0;
 pub const CONTROL_CLEAR_COUNTERS: u32 = 1 << 1;
 
-/// How a register may be accessed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
-    /// Read-only.
-    Ro,
-    /// Read and write.
-    Rw,
-    /// Write-only (reads return 0).
-    Wo,
-    /// Read; writing 1 to a bit clears it.
-    Rw1c,
+/// A register with its tc option, named in JSON as on the command line.
+const fn tc(d: RegDef, word: &'static str, in_tc: bool, value: TcValue) -> RegDef {
+    with_tc(d, word, &[], in_tc, word, value)
 }
 
-impl Access {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Access::Ro => "RO",
-            Access::Rw => "RW",
-            Access::Wo => "WO",
-            Access::Rw1c => "RW1C",
-        }
-    }
-}
-
-/// One register of the map.
-#[derive(Clone, Copy, Debug)]
-pub struct RegDef {
-    pub addr: u8,
-    pub name: &'static str,
-    pub access: Access,
-    /// Significant bits of the value (of the whole value for _LO/_HI pairs).
-    pub width: u32,
-    pub unit: &'static str,
-    /// Value read after reset (for a _LO/_HI half, that half of the reset value).
-    pub reset: u32,
-    /// Accepted write values, inclusive, for parameters with a range.
-    pub range: Option<(u32, u32)>,
-    pub doc: &'static str,
-}
-
-const fn rw(
-    addr: u8,
-    name: &'static str,
-    width: u32,
-    unit: &'static str,
-    reset: u32,
-    range: (u32, u32),
-    doc: &'static str,
-) -> RegDef {
-    RegDef {
-        addr,
-        name,
-        access: Access::Rw,
-        width,
-        unit,
-        reset,
-        range: Some(range),
-        doc,
-    }
-}
-
-const fn ro(
-    addr: u8,
-    name: &'static str,
-    width: u32,
-    unit: &'static str,
-    doc: &'static str,
-) -> RegDef {
-    RegDef {
-        addr,
-        name,
-        access: Access::Ro,
-        width,
-        unit,
-        reset: 0,
-        range: None,
-        doc,
-    }
-}
+const TIME: TcValue = TcValue::TimeUs { packets: None };
+const NUMBER: TcValue = TcValue::Integer { suffixes: &[] };
 
 const D: PieParams = DEFAULT_PARAMS;
 
 /// The map, in address order.
+#[rustfmt::skip]
 pub const PIE_REGS: &[RegDef] = &[
-    RegDef { addr: addr::ID, name: "ID", access: Access::Ro, width: 32, unit: "", reset: PIE_ID, range: None, doc: "\"PIE1\"" },
-    RegDef { addr: addr::STATUS, name: "STATUS", access: Access::Rw1c, width: 2, unit: "", reset: 0, range: None, doc: "bit 0 write_error (sticky, write 1 to clear); bit 1 controller busy" },
-    RegDef { addr: addr::CONTROL, name: "CONTROL", access: Access::Wo, width: 2, unit: "", reset: 0, range: None, doc: "bit 0: reset the core (state and parameters); bit 1: clear the counters" },
-    RegDef { addr: addr::CAPACITY, name: "CAPACITY", access: Access::Ro, width: 32, unit: "packets", reset: CAPACITY, range: None, doc: "depth of the descriptor FIFO" },
-    rw(addr::TARGET_US, "TARGET_US", 32, "us", D.target_us, range::TARGET_US, "tc target"),
-    rw(addr::TUPDATE_US, "TUPDATE_US", 32, "us", D.tupdate_us, range::TUPDATE_US, "tc tupdate"),
-    rw(addr::ALPHA, "ALPHA", 6, "1/16 Hz", D.alpha, range::GAIN, "tc alpha"),
-    rw(addr::BETA, "BETA", 6, "1/16 Hz", D.beta, range::GAIN, "tc beta"),
-    rw(addr::LIMIT, "LIMIT", 11, "packets", D.limit, range::LIMIT, "tc limit"),
-    rw(addr::ECN, "ECN", 1, "", 0, (0, 1), "tc ecn: mark ECN-capable packets while prob <= 10 %"),
-    rw(addr::BYTEMODE, "BYTEMODE", 1, "", 0, (0, 1), "tc bytemode (0 only in a core built without the bytemode multiplier, PIE_LITE)"),
-    rw(addr::MTU, "MTU", 11, "bytes", D.mtu, range::MTU, "MTU of the 2*MTU bypass and of bytemode"),
-    rw(addr::MAX_BURST_US, "MAX_BURST_US", 32, "us", D.max_burst_us, range::MAX_BURST_US, "burst allowance of a new measurement cycle"),
-    rw(addr::LINK_BYTE_TIME, "LINK_BYTE_TIME", 24, "ns/byte, Q16.8", 0, (0, 0xFF_FFFF), "link model: transmission time per byte; 0 = no link model (egress paced by out_ready)"),
-    RegDef { addr: addr::SEED_LO, name: "SEED_LO", access: Access::Rw, width: 64, unit: "", reset: DEFAULT_SEED as u32, range: None, doc: "PRNG state, low half (write: staged)" },
-    RegDef { addr: addr::SEED_HI, name: "SEED_HI", access: Access::Rw, width: 64, unit: "", reset: (DEFAULT_SEED >> 32) as u32, range: None, doc: "PRNG state, high half (write: loads {SEED_HI, staged SEED_LO}; zero rejected)" },
-    RegDef { addr: addr::PROB_LO, name: "PROB_LO", access: Access::Rw, width: 56, unit: "2^56-1 = 100 %", reset: 0, range: None, doc: "drop probability, low half (write: staged)" },
-    RegDef { addr: addr::PROB_HI, name: "PROB_HI", access: Access::Rw, width: 56, unit: "2^56-1 = 100 %", reset: 0, range: None, doc: "drop probability, high half (write: loads both; rejected above 100 % or while the controller runs)" },
+    RegDef { addr: addr::ID, name: "ID", access: Access::Ro, width: 32, unit: "", reset: PIE_ID, range: None, doc: "\"PIE1\"", tc: None },
+    RegDef { addr: addr::STATUS, name: "STATUS", access: Access::Rw1c, width: 2, unit: "", reset: 0, range: None, doc: "bit 0 write_error (sticky, write 1 to clear); bit 1 controller busy", tc: None },
+    RegDef { addr: addr::CONTROL, name: "CONTROL", access: Access::Wo, width: 2, unit: "", reset: 0, range: None, doc: "bit 0: reset the core (state and parameters); bit 1: clear the counters", tc: None },
+    RegDef { addr: addr::CAPACITY, name: "CAPACITY", access: Access::Ro, width: 32, unit: "packets", reset: CAPACITY, range: None, doc: "depth of the descriptor FIFO", tc: None },
+    tc(rw(addr::TARGET_US, "TARGET_US", 32, "us", D.target_us, range::TARGET_US, "tc target"), "target", true, TIME),
+    tc(rw(addr::TUPDATE_US, "TUPDATE_US", 32, "us", D.tupdate_us, range::TUPDATE_US, "tc tupdate"), "tupdate", true, TIME),
+    tc(rw(addr::ALPHA, "ALPHA", 6, "1/16 Hz", D.alpha, range::GAIN, "tc alpha"), "alpha", true, NUMBER),
+    tc(rw(addr::BETA, "BETA", 6, "1/16 Hz", D.beta, range::GAIN, "tc beta"), "beta", true, NUMBER),
+    tc(rw(addr::LIMIT, "LIMIT", 11, "packets", D.limit, range::LIMIT, "tc limit"), "limit", true, TcValue::Integer { suffixes: &["p"] }),
+    tc(rw(addr::ECN, "ECN", 1, "", 0, FLAG_RANGE, "tc ecn: mark ECN-capable packets while prob <= 10 %"), "ecn", true, TcValue::Flag { off: "noecn", show_off: false, json: None }),
+    tc(rw(addr::BYTEMODE, "BYTEMODE", 1, "", 0, FLAG_RANGE, "tc bytemode (0 only in a core built without the bytemode multiplier, PIE_LITE)"), "bytemode", true, TcValue::Flag { off: "nobytemode", show_off: false, json: None }),
+    tc(rw(addr::MTU, "MTU", 11, "bytes", D.mtu, range::MTU, "MTU of the 2*MTU bypass and of bytemode"), "mtu", false, NUMBER),
+    tc(rw(addr::MAX_BURST_US, "MAX_BURST_US", 32, "us", D.max_burst_us, range::MAX_BURST_US, "burst allowance of a new measurement cycle"), "burst", false, TIME),
+    tc(rw(addr::LINK_BYTE_TIME, "LINK_BYTE_TIME", 24, "ns/byte, Q16.8", 0, BYTE_TIME_RANGE, "link model: transmission time per byte; 0 = no link model (egress paced by out_ready)"), "link", false, TcValue::LinkRate),
+    tc(RegDef { addr: addr::SEED_LO, name: "SEED_LO", access: Access::Rw, width: 64, unit: "", reset: DEFAULT_SEED as u32, range: None, doc: "PRNG state, low half (write: staged)", tc: None }, "seed", false, TcValue::U64Pair),
+    RegDef { addr: addr::SEED_HI, name: "SEED_HI", access: Access::Rw, width: 64, unit: "", reset: (DEFAULT_SEED >> 32) as u32, range: None, doc: "PRNG state, high half (write: loads {SEED_HI, staged SEED_LO}; zero rejected)", tc: None },
+    tc(RegDef { addr: addr::PROB_LO, name: "PROB_LO", access: Access::Rw, width: 56, unit: "2^56-1 = 100 %", reset: 0, range: None, doc: "drop probability, low half (write: staged)", tc: None }, "prob", false, TcValue::Prob { max: MAX_PROB, pair: true }),
+    RegDef { addr: addr::PROB_HI, name: "PROB_HI", access: Access::Rw, width: 56, unit: "2^56-1 = 100 %", reset: 0, range: None, doc: "drop probability, high half (write: loads both; rejected above 100 % or while the controller runs)", tc: None },
     ro(addr::PKTS_IN, "PKTS_IN", 32, "packets", "descriptors judged (tc pkts_in)"),
     ro(addr::SENT_PKTS, "SENT_PKTS", 32, "packets", "departures (tc Sent ... pkt)"),
     ro(addr::SENT_BYTES_LO, "SENT_BYTES_LO", 40, "bytes", "departed bytes, low half"),
@@ -173,7 +107,7 @@ pub const PIE_REGS: &[RegDef] = &[
     ro(addr::QDELAY, "QDELAY", 32, "ticks of 64 ns", "latest delay sample, saturated at 2^32-1 (tc delay)"),
     ro(addr::ACCU_LO, "ACCU_LO", 60, "2^56-1 = 100 %", "derandomisation accumulator (saturates at 2^60-1), low half"),
     ro(addr::ACCU_HI, "ACCU_HI", 60, "2^56-1 = 100 %", "derandomisation accumulator, high half"),
-    RegDef { addr: addr::BURST, name: "BURST", access: Access::Ro, width: 32, unit: "ticks of 64 ns", reset: us_to_ticks(D.max_burst_us as u64) as u32, range: None, doc: "remaining burst allowance (reset: MAX_BURST_US)" },
+    ro(addr::BURST, "BURST", 32, "ticks of 64 ns", "remaining burst allowance (reset: MAX_BURST_US)").reset_to(us_to_ticks(D.max_burst_us as u64) as u32),
 ];
 
 /// The definition of the register at `a`, if any.
@@ -191,30 +125,60 @@ pub fn prob_in_range(v: u64) -> bool {
     v <= MAX_PROB
 }
 
-/// The register map as a Markdown table.
-pub fn markdown() -> String {
-    let mut s = String::from(
-        "| addr | name | access | width | unit | reset | range | description |\n\
-         |---|---|---|---|---|---|---|---|\n",
-    );
-    for r in PIE_REGS {
-        let range = match r.range {
-            Some((lo, hi)) => format!("{lo}..={hi}"),
-            None => String::new(),
-        };
-        s.push_str(&format!(
-            "| 0x{:02X} | {} | {} | {} | {} | 0x{:X} | {} | {} |\n",
-            r.addr,
-            r.name,
-            r.access.as_str(),
-            r.width,
-            r.unit,
-            r.reset,
-            range,
-            r.doc
-        ));
+/// The tc-pie(8) options the core does not have.
+pub const PIE_TC_ABSENT: &[TcAbsent] = &[
+    TcAbsent { option: "dq_rate_estimator", why: "the core measures each packet's sojourn time from its timestamp; it has no departure-rate estimator (no_dq_rate_estimator is what it does)" },
+    TcAbsent { option: "no_dq_rate_estimator", why: "always the case: the core has no departure-rate estimator to turn off, so the word is not taken" },
+];
+
+/// What `tc -s qdisc show` prints for the PIE core.
+pub const PIE_TC_STATS: TcStats = {
+    use addr::*;
+    const fn x(label: &'static str, src: &'static [Src], form: XForm) -> XStat {
+        XStat {
+            label,
+            json: label,
+            src,
+            form,
+        }
     }
-    s
+    TcStats {
+        options: &[
+            LIMIT,
+            TARGET_US,
+            TUPDATE_US,
+            ALPHA,
+            BETA,
+            ECN,
+            BYTEMODE,
+            LINK_BYTE_TIME,
+        ],
+        fixed: &[],
+        bytes: &[Src::Pair(SENT_BYTES_LO)],
+        packets: &[Src::Reg(SENT_PKTS)],
+        drops: &[Src::Reg(DROPPED)],
+        overlimits: &[Src::Reg(OVERLIMIT)],
+        backlog: &[Src::Reg(BACKLOG_BYTES)],
+        qlen: &[Src::Reg(BACKLOG_PKTS)],
+        xstats: &[
+            &[
+                x("prob", &[Src::Pair(PROB_LO)], XForm::Prob { max: MAX_PROB }),
+                x("delay", &[Src::Reg(QDELAY)], XForm::Us { ns: 64 }),
+            ],
+            &[
+                x("pkts_in", &[Src::Reg(PKTS_IN)], XForm::Count),
+                x("overlimit", &[Src::Reg(OVERLIMIT)], XForm::Count),
+                x("dropped", &[Src::Reg(DROPPED)], XForm::Count),
+                x("maxq", &[Src::Reg(MAXQ)], XForm::Count),
+                x("ecn_mark", &[Src::Reg(ECN_MARK)], XForm::Count),
+            ],
+        ],
+    }
+};
+
+/// The register map as a Markdown table, with the tc column.
+pub fn markdown() -> String {
+    crate::hw::regs::markdown(PIE_REGS, PIE_TC_ABSENT, &[])
 }
 
 #[cfg(test)]

@@ -1,61 +1,44 @@
-//! Durations, rates and switches as people write them (`10ms`, `20Mbit`, `on`), parsed once with errors
-//! that say what was expected, and printed back the same way.
+//! Durations, rates and switches as people write them (`10ms`, `20Mbit`, `on`), with errors that say what
+//! was expected, and printed back the same way. Durations and rates are tc's grammar and units, parsed by
+//! [`aqm_golden::units`] (the host tool reads the same); the simulator also requires the unit and takes
+//! minutes.
 
+use aqm_golden::units;
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
 
-/// Splits `"12.5ms"` into (12.5, "ms").
-fn split_number(s: &str) -> Option<(f64, &str)> {
-    let s = s.trim();
-    let end = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
-        .unwrap_or(s.len());
-    let number: String = s[..end].chars().filter(|&c| c != '_').collect();
-    let value: f64 = number.parse().ok()?;
-    value.is_finite().then_some((value, s[end..].trim()))
+/// A text that ends in its number: the simulator's files must say the unit.
+fn unit_missing(s: &str, what: &str, example: &str) -> Option<String> {
+    s.trim()
+        .ends_with(|c: char| c.is_ascii_digit() || c == '.')
+        .then(|| format!("invalid {what} {s:?}: expected a number with a unit, like \"{example}\""))
 }
 
-/// A duration in ns from `"250us"`, `"10ms"`, `"1.5s"`, `"2min"` or `"100ns"`. The unit is required.
+/// A duration in ns, in tc's grammar and units ([`aqm_golden::units::parse_duration_ns`]: `250us`,
+/// `10ms`, `1.5s`, `100ns`), plus minutes (`2min`). The unit is required.
 pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
-    let expected = || {
-        format!("invalid duration {s:?}: expected a number with a unit (ns, us, ms, s, min), like \"10ms\"")
-    };
-    let (value, unit) = split_number(s).ok_or_else(expected)?;
-    let scale = match unit {
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        "min" => 60e9,
-        _ => return Err(expected()),
-    };
-    let ns = (value * scale).round();
-    if ns >= u64::MAX as f64 / 2.0 {
-        return Err(format!("duration {s:?} is too long"));
+    if let Some(e) = unit_missing(s, "duration", "10ms") {
+        return Err(e);
     }
-    Ok(ns as u64)
+    if let Some(minutes) = s.trim().strip_suffix("min") {
+        let secs = units::parse_duration_ns(&format!("{minutes}s")).map_err(|e| e.to_string())?;
+        return secs
+            .checked_mul(60)
+            .filter(|&ns| ns < u64::MAX / 2)
+            .ok_or_else(|| format!("duration {s:?} is too long"));
+    }
+    units::parse_duration_ns(s).map_err(|e| e.to_string())
 }
 
-/// A rate in bit/s from `"20Mbit"`, `"1.5Gbit"`, `"500kbit"`, `"64000bit"` (`bps`, `kbps`, `Mbps` and
-/// `Gbps` are accepted too). The unit is required.
+/// A rate in bit/s, in tc's grammar and units ([`aqm_golden::units::parse_rate_bps`]): `20Mbit`,
+/// `1.5Gbit`, `500kbit`, `64000bit`; as in tc, `bps`, `kbps`, `Mbps` and `Gbps` are BYTES per second.
+/// The unit is required.
 pub fn parse_rate_bps(s: &str) -> Result<u64, String> {
-    let expected = || {
-        format!("invalid rate {s:?}: expected a number with a unit (bit, kbit, Mbit, Gbit), like \"20Mbit\"")
-    };
-    let (value, unit) = split_number(s).ok_or_else(expected)?;
-    let scale = match unit.to_ascii_lowercase().as_str() {
-        "bit" | "bps" => 1.0,
-        "kbit" | "kbps" => 1e3,
-        "mbit" | "mbps" => 1e6,
-        "gbit" | "gbps" => 1e9,
-        _ => return Err(expected()),
-    };
-    let bps = (value * scale).round();
-    if bps >= 1e15 {
-        return Err(format!("rate {s:?} is too high"));
+    if let Some(e) = unit_missing(s, "rate", "20Mbit") {
+        return Err(e);
     }
-    Ok(bps as u64)
+    units::parse_rate_bps(s).map_err(|e| e.to_string())
 }
 
 /// A switch from `on`/`off`, `true`/`false`, `yes`/`no` or `1`/`0`.
@@ -69,29 +52,7 @@ pub fn parse_bool(s: &str) -> Result<bool, String> {
     }
 }
 
-/// A duration in the largest unit that prints it exactly (`"10ms"`, `"1500us"`).
-pub fn format_duration(ns: u64) -> String {
-    for (unit, scale) in [("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000)] {
-        if ns >= scale && ns.is_multiple_of(scale) {
-            return format!("{}{unit}", ns / scale);
-        }
-    }
-    format!("{ns}ns")
-}
-
-/// A rate in the largest unit that prints it exactly (`"20Mbit"`).
-pub fn format_rate(bps: u64) -> String {
-    for (unit, scale) in [
-        ("Gbit", 1_000_000_000),
-        ("Mbit", 1_000_000),
-        ("kbit", 1_000),
-    ] {
-        if bps >= scale && bps.is_multiple_of(scale) {
-            return format!("{}{unit}", bps / scale);
-        }
-    }
-    format!("{bps}bit")
-}
+pub use aqm_golden::units::{format_duration, format_rate};
 
 /// A duration in a configuration file: written `"10ms"`, held in ns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -210,7 +171,9 @@ mod tests {
     fn rates_need_a_unit_and_scale_to_bits_per_second() {
         assert_eq!(parse_rate_bps("20Mbit"), Ok(20_000_000));
         assert_eq!(parse_rate_bps("1.5gbit"), Ok(1_500_000_000));
-        assert_eq!(parse_rate_bps("500kbps"), Ok(500_000));
+        // As in tc, kbps is kiloBYTES per second.
+        assert_eq!(parse_rate_bps("500kbps"), Ok(4_000_000));
+        assert_eq!(parse_rate_bps("1Mbps"), Ok(8_000_000));
         assert!(parse_rate_bps("20").is_err());
         assert!(parse_rate_bps("20MB").is_err());
     }
