@@ -199,14 +199,16 @@ pub fn run_job(
     let aqm = &aqms[job.aqm];
     let seed = job.seed;
     let result =
-        run_one_costed(&point.spec, registry, aqm, seed).map(|(metrics, samples, cost)| RunResult {
-            point: point.label.clone(),
-            x: point.x,
-            aqm: aqm.to_string(),
-            seed,
-            metrics,
-            samples,
-            cost,
+        run_one_costed(&point.spec, registry, aqm, seed).map(|(metrics, samples, cost)| {
+            RunResult {
+                point: point.label.clone(),
+                x: point.x,
+                aqm: aqm.to_string(),
+                seed,
+                metrics,
+                samples,
+                cost,
+            }
         });
     let context = |c: String| {
         format!(

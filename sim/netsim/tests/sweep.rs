@@ -302,7 +302,10 @@ fn parameter_sweeps_plan_one_variant_per_value_and_merge_as_run_does() {
     args.extend(grid);
     args.extend(["--out", &d, "--no-calibration"]);
     let (plan_out, _) = ok(&args);
-    assert!(plan_out.starts_with("3 runs (1 points x 3 AQMs x 1 seeds)"), "{plan_out}");
+    assert!(
+        plan_out.starts_with("3 runs (1 points x 3 AQMs x 1 seeds)"),
+        "{plan_out}"
+    );
     // Planning the same grid again keeps the plan; a different grid is refused.
     ok(&args);
     let out = netsim(&["plan", "mix", "--aqm", "pie", "--out", &d]);
@@ -372,8 +375,17 @@ fn bad_shards_and_runs_and_dirs_are_clear_errors() {
     assert!(err(&["exec", &d, "--shard", "1/0"]).contains("at least 1"));
     assert!(err(&["exec", &d, "--shard", "x"]).contains("K/N"));
     assert!(err(&["exec", &d, "--run", "nosuch"]).contains("no such run"));
-    assert!(err(&["plan", "mix", "--aqm", "codel", "--sweep", "pie.alpha=1", "--out", &d])
-        .contains("not one of the AQMs"));
+    assert!(err(&[
+        "plan",
+        "mix",
+        "--aqm",
+        "codel",
+        "--sweep",
+        "pie.alpha=1",
+        "--out",
+        &d
+    ])
+    .contains("not one of the AQMs"));
     // A manifest that does not match its scenario is refused.
     let m = dir.join("manifest.jsonl");
     let text = std::fs::read_to_string(&m).unwrap();

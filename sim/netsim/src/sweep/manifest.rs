@@ -203,7 +203,12 @@ fn human(s: f64) -> String {
 
 /// Wall time per bit-second of link (rate x simulated time) of one AQM kind, from a run of the first
 /// point cut to at most [`CALIBRATION_NS`] of simulated time.
-fn calibrate(points: &[Point], aqm: &AqmSpec, seed: u64, registry: &Registry) -> Result<f64, Error> {
+fn calibrate(
+    points: &[Point],
+    aqm: &AqmSpec,
+    seed: u64,
+    registry: &Registry,
+) -> Result<f64, Error> {
     let mut spec = points[0].spec.clone();
     if spec.duration_ns > CALIBRATION_NS {
         let f = CALIBRATION_NS as f64 / spec.duration_ns as f64;
@@ -320,8 +325,7 @@ pub fn load(dir: &Path) -> Result<Plan, Error> {
     };
     let plan_path = dir.join("plan.json").display().to_string();
     let bad = |why: &str| Error::Config(format!("{plan_path}: {why}"));
-    let plan: Value =
-        serde_json::from_str(&read("plan.json")?).map_err(|e| bad(&e.to_string()))?;
+    let plan: Value = serde_json::from_str(&read("plan.json")?).map_err(|e| bad(&e.to_string()))?;
     if plan["format"] != FORMAT {
         return Err(bad(&format!(
             "format {} is not {FORMAT:?}; plan again with this build",
@@ -342,7 +346,10 @@ pub fn load(dir: &Path) -> Result<Plan, Error> {
         .as_array()
         .ok_or_else(|| bad("no seeds list"))?
         .iter()
-        .map(|s| s.as_u64().ok_or_else(|| bad("a seed is not a whole number")))
+        .map(|s| {
+            s.as_u64()
+                .ok_or_else(|| bad("a seed is not a whole number"))
+        })
         .collect::<Result<_, _>>()?;
     let scenario_path = dir.join("scenario.toml").display().to_string();
     let scenario =

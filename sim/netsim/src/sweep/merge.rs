@@ -41,10 +41,7 @@ pub fn merge(dir: &Path) -> Result<Report, Error> {
             {
                 runs.push(stored.result)
             }
-            Ok(_) => broken.push(format!(
-                "{}: holds another run's result",
-                path.display()
-            )),
+            Ok(_) => broken.push(format!("{}: holds another run's result", path.display())),
             Err(e) => broken.push(e.to_string()),
         }
     }

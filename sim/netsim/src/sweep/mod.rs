@@ -126,7 +126,10 @@ impl ParamSweep {
         if aqm.is_empty() || param.is_empty() {
             return Err("empty AQM or parameter name".into());
         }
-        if values.iter().any(|v| v.is_empty() || v.contains([',', ':'])) {
+        if values
+            .iter()
+            .any(|v| v.is_empty() || v.contains([',', ':']))
+        {
             return Err("a value is empty or holds ',' or ':'".into());
         }
         if values.is_empty() {
@@ -175,7 +178,10 @@ impl ParamSweep {
                 }
                 _ => {
                     let (aqm, param) = k.split_once('.').ok_or_else(|| {
-                        bad(k, "expected [aqm_sweep.AQM] PARAM = [...] or \"AQM.PARAM\" = [...]")
+                        bad(
+                            k,
+                            "expected [aqm_sweep.AQM] PARAM = [...] or \"AQM.PARAM\" = [...]",
+                        )
                     })?;
                     let values = list(k, v)?;
                     out.push(ParamSweep::new(aqm, param, values).map_err(|why| bad(k, &why))?);

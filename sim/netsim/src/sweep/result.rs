@@ -72,7 +72,8 @@ pub fn to_text(id: &str, r: &RunResult) -> Result<String, Error> {
         long_delay: hist_file(&r.samples.long_delay),
         probe_delay: hist_file(&r.samples.probe_delay),
     };
-    toml::to_string(&file).map_err(|e| Error::Config(format!("run {id}: cannot write its result: {e}")))
+    toml::to_string(&file)
+        .map_err(|e| Error::Config(format!("run {id}: cannot write its result: {e}")))
 }
 
 /// What a result file holds: its id, point label, AQM and seed as written, and the result (with `x`
