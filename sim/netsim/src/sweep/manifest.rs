@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 const FORMAT: &str = "aqm-netsim plan 1";
 
 /// A run's simulated time above which the calibration run is shortened to this, ns.
-const CALIBRATION_NS: u64 = 1_000_000_000;
+const CALIBRATION_NS: u64 = 2_000_000_000;
 
 /// One run of a plan.
 #[derive(Clone, Debug, PartialEq)]
@@ -201,15 +201,10 @@ fn human(s: f64) -> String {
     }
 }
 
-/// Wall time per bit-second of link (rate x simulated time) of one AQM kind, from a run of the first
-/// point cut to at most [`CALIBRATION_NS`] of simulated time.
-fn calibrate(
-    points: &[Point],
-    aqm: &AqmSpec,
-    seed: u64,
-    registry: &Registry,
-) -> Result<f64, Error> {
-    let mut spec = points[0].spec.clone();
+/// Wall time per simulated ns of one AQM kind at one point, from a run cut to at most
+/// [`CALIBRATION_NS`] of simulated time.
+fn calibrate(point: &Point, aqm: &AqmSpec, seed: u64, registry: &Registry) -> Result<f64, Error> {
+    let mut spec = point.spec.clone();
     if spec.duration_ns > CALIBRATION_NS {
         let f = CALIBRATION_NS as f64 / spec.duration_ns as f64;
         spec.warmup_ns = (spec.warmup_ns as f64 * f) as u64;
@@ -217,7 +212,7 @@ fn calibrate(
         spec.checkpoints.clear();
     }
     let (_, _, cost) = run_one_costed(&spec, registry, aqm, seed)?;
-    Ok(cost.wall_s / (spec.rate_bps as f64 * spec.duration_ns as f64))
+    Ok(cost.wall_s / spec.duration_ns as f64)
 }
 
 /// Writes the plan of `grid` into `dir`: plan.json, scenario.toml, manifest.jsonl and an empty
@@ -257,25 +252,29 @@ pub fn write_plan(
     let mut per_kind: Vec<(String, f64)> = Vec::new();
     let mut estimate_s = None;
     if calibration {
-        let mut kinds: Vec<(String, f64)> = Vec::new();
-        for a in aqms {
-            if !kinds.iter().any(|(k, _)| *k == a.name) {
-                kinds.push((a.name.clone(), calibrate(&points, a, seeds[0], registry)?));
-            }
-        }
+        // One short run per AQM kind and point, scaled by the simulated time of each run; the first
+        // one twice, so that what the process does once is not counted.
+        let kinds: Vec<&AqmSpec> = aqms
+            .iter()
+            .enumerate()
+            .filter(|(i, a)| !aqms[..*i].iter().any(|b| b.name == a.name))
+            .map(|(_, a)| a)
+            .collect();
+        calibrate(&points[0], kinds[0], seeds[0], registry)?;
         let mut total = 0.0;
-        for (kind, c) in &kinds {
+        for kind in kinds {
+            let per_ns: Vec<f64> = points
+                .iter()
+                .map(|p| calibrate(p, kind, seeds[0], registry))
+                .collect::<Result<_, _>>()?;
             let mine: Vec<f64> = runs
                 .iter()
-                .filter(|r| aqms[r.job.aqm].name == *kind)
-                .map(|r| {
-                    let s = &points[r.job.point].spec;
-                    c * s.rate_bps as f64 * s.duration_ns as f64
-                })
+                .filter(|r| aqms[r.job.aqm].name == kind.name)
+                .map(|r| per_ns[r.job.point] * points[r.job.point].spec.duration_ns as f64)
                 .collect();
             let sum: f64 = mine.iter().sum();
             total += sum;
-            per_kind.push((kind.clone(), sum / mine.len().max(1) as f64));
+            per_kind.push((kind.name.clone(), sum / mine.len().max(1) as f64));
         }
         estimate_s = Some(total);
     }
