@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 const BIN: &str = env!("CARGO_BIN_EXE_aqm-netsim");
 
-/// The grid: rate-sweep (5 points) x 3 AQMs x 2 seeds, 30 runs, each 1.8 s of simulated time.
+/// The grid: rate-sweep (5 points) x 3 AQMs x 2 seeds, 30 runs, each 3 s of simulated time.
 const GRID: [&str; 7] = [
     "rate-sweep",
     "--aqm",
@@ -17,7 +17,7 @@ const GRID: [&str; 7] = [
     "--seeds",
     "1,2",
     "--time-scale",
-    "0.03",
+    "0.05",
 ];
 const RUNS: usize = 30;
 
@@ -163,6 +163,10 @@ fn kill_and_resume(dir: &Path, k: usize, n: usize) {
     child.kill().unwrap();
     let _ = child.wait();
     let before = results(dir);
+    eprintln!(
+        "shard {k}/{n} killed after {} of its {mine} runs",
+        before.len()
+    );
     assert!(!before.is_empty(), "the shard wrote nothing in 120 s");
     assert!(
         before.len() < mine,
