@@ -233,6 +233,18 @@ fn plan_exec_merge_by_any_shards_is_byte_identical_to_run() {
             3 => {
                 // The first shard killed and resumed, the other two at the same time.
                 kill_and_resume(&dir, shards[0], 3);
+                // One shard done: merge names exactly the other two shards' runs.
+                let out = netsim(&["merge", &d]);
+                assert!(!out.status.success());
+                let err = String::from_utf8_lossy(&out.stderr);
+                assert!(
+                    err.contains(&format!("20 of the {RUNS} runs have no result")),
+                    "{err}"
+                );
+                for (i, id) in ids.iter().enumerate() {
+                    let named = err.contains(&format!("missing run {id}"));
+                    assert_eq!(named, i % 3 != shards[0], "{id}: {err}");
+                }
                 let children: Vec<Child> = shards[1..]
                     .iter()
                     .map(|&k| spawn(&exec_args(&dir, k, n)))
@@ -240,7 +252,6 @@ fn plan_exec_merge_by_any_shards_is_byte_identical_to_run() {
                 for c in children {
                     wait_ok(c, "a shard");
                 }
-                // Now one run is missing no more: merge must see them all.
             }
             _ => {
                 // One run by id first, then every shard, two at a time, in random order.
