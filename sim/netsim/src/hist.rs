@@ -79,6 +79,18 @@ impl Histogram {
         self.sum += other.sum;
     }
 
+    /// The bucket counts, the number of samples and their sum: what [`Histogram::from_parts`] takes back
+    /// (a run's result file stores a histogram this way).
+    pub fn parts(&self) -> (&[u64], u64, u128) {
+        (&self.counts, self.n, self.sum)
+    }
+
+    /// A histogram from [`Histogram::parts`]; None if the counts do not add up to `n`.
+    pub fn from_parts(counts: Vec<u64>, n: u64, sum: u128) -> Option<Histogram> {
+        let total = counts.iter().try_fold(0u64, |a, &c| a.checked_add(c))?;
+        (total == n).then_some(Histogram { counts, n, sum })
+    }
+
     /// The empirical CDF as (upper edge of a bucket in ns, fraction of samples at or below it), one point
     /// per non-empty bucket.
     pub fn cdf(&self) -> Vec<(f64, f64)> {

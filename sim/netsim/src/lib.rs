@@ -8,6 +8,7 @@
 //! - [`trace`]: records every call to an AQM, to compare two AQMs event by event (the golden model and
 //!   the Verilated core) and to take a run's descriptor trace.
 //! - [`output`] and [`plot`]: tables, CSV, JSON and SVG/PNG plots.
+//! - [`sweep`]: grids for a cluster: `plan` a manifest, `exec` it by shards, `merge` the results.
 //!
 //! Everything is in integer nanoseconds; floating point is only used in a fixed order, so the same seed
 //! gives byte-identical output.
@@ -24,6 +25,7 @@ pub mod rng;
 pub mod runner;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod tcp;
 pub mod trace;
 pub mod units;

@@ -3,7 +3,8 @@
 use aqm_netsim::output::{cost_table, per_seed_table, summary_table, write_all, write_cost};
 use aqm_netsim::plot::write_plots;
 use aqm_netsim::scenario::{named, NAMED};
-use aqm_netsim::{bench, run_scenario, AqmSpec, Error, Registry, Scenario};
+use aqm_netsim::sweep::{self, load_scenario, GridArgs};
+use aqm_netsim::{bench, run_scenario, AqmSpec, Error, Registry, Report};
 use clap::{Parser, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -24,33 +25,49 @@ struct Cli {
 enum Command {
     /// Run a named scenario or one from a TOML file for one or more AQMs and seeds.
     Run {
-        /// A named scenario (see `list`).
-        scenario: Option<String>,
-        /// A scenario file (TOML; `show NAME` prints one to start from).
-        #[arg(long, conflicts_with = "scenario")]
-        config: Option<PathBuf>,
-        /// AQMs, comma separated, each NAME or NAME:key=value,key=value (e.g. "pie,codel:target=5ms,interval=100ms").
-        /// Default: the scenario's list, or every available AQM.
-        #[arg(long, action = clap::ArgAction::Append)]
-        aqm: Vec<String>,
-        /// Seeds, comma separated. Default: the scenario's (1,2,3).
-        #[arg(long, value_delimiter = ',')]
-        seeds: Vec<u64>,
-        /// Directory for summary.csv, runs.csv, results.json and the plots.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Also print every seed's row.
-        #[arg(long)]
-        per_seed: bool,
-        /// Multiply every duration of the scenario by this (e.g. 0.1 for a quick look).
-        #[arg(long, default_value_t = 1.0)]
-        time_scale: f64,
-        /// Skip the plots.
-        #[arg(long)]
-        no_plots: bool,
+        #[command(flatten)]
+        grid: GridArgs,
+        #[command(flatten)]
+        output: OutputArgs,
         /// Worker threads (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
+    },
+    /// Write a grid's runs into DIR as a manifest (one line per run, with a stable id), to run by shards
+    /// with `exec` (on a cluster: a Slurm job array, GNU parallel) and gather with `merge`; prints the
+    /// number of runs and an estimate of the wall time.
+    Plan {
+        #[command(flatten)]
+        grid: GridArgs,
+        /// The plan directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Skip the calibration runs (and the wall-time estimate).
+        #[arg(long)]
+        no_calibration: bool,
+    },
+    /// Run the runs of a plan that have no result yet: shard K of N, named runs, or all. Each result is
+    /// written atomically into DIR/results/ID.toml, so a killed job, run again, resumes.
+    Exec {
+        /// A directory made by `plan`.
+        dir: PathBuf,
+        /// Shard K of N (K from 0 to N-1): the runs whose index modulo N is K.
+        #[arg(long, value_name = "K/N", conflicts_with = "run")]
+        shard: Option<String>,
+        /// A run by id (from DIR/manifest.jsonl); may be repeated.
+        #[arg(long = "run", value_name = "ID", action = clap::ArgAction::Append)]
+        run: Vec<String>,
+        /// Worker threads (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Gather a plan's results into the tables, CSV, JSON and plots `run` makes; names every run that
+    /// has no result yet.
+    Merge {
+        /// A directory made by `plan`.
+        dir: PathBuf,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// List the named scenarios and the AQMs.
     List,
@@ -70,47 +87,46 @@ enum Command {
     },
 }
 
-/// Splits `--aqm` values on commas, keeping `key=value` items with the AQM before them:
-/// "pie,codel:target=5ms,interval=100ms" is pie and codel:target=5ms,interval=100ms.
-fn parse_aqm_list(values: &[String]) -> Result<Vec<AqmSpec>, Error> {
-    let mut specs: Vec<String> = Vec::new();
-    for v in values {
-        for item in v.split(',') {
-            let item = item.trim();
-            match specs.last_mut() {
-                Some(last) if item.contains('=') && !item.contains(':') && last.contains(':') => {
-                    last.push(',');
-                    last.push_str(item);
-                }
-                _ => specs.push(item.to_string()),
-            }
-        }
-    }
-    Ok(specs
-        .iter()
-        .map(|s| AqmSpec::parse(s))
-        .collect::<Result<_, _>>()?)
+/// What `run` and `merge` print and write.
+#[derive(clap::Args)]
+struct OutputArgs {
+    /// Directory for summary.csv, runs.csv, results.json and the plots.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Also print every seed's row.
+    #[arg(long)]
+    per_seed: bool,
+    /// Skip the plots.
+    #[arg(long)]
+    no_plots: bool,
 }
 
-fn load_scenario(name: Option<&str>, config: Option<&PathBuf>) -> Result<Scenario, Error> {
-    match (name, config) {
-        (_, Some(path)) => {
-            let shown = path.display().to_string();
-            let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-                path: shown.clone(),
-                source,
-            })?;
-            Scenario::from_toml(&text, &shown).map_err(Error::Config)
+/// Prints a report's tables and writes its files: the same for `run` and `merge`.
+fn emit(report: &Report, o: &OutputArgs) -> Result<(), Error> {
+    print!("{}", summary_table(report));
+    if o.per_seed {
+        println!();
+        print!("{}", per_seed_table(report));
+    }
+    println!();
+    print!("{}", cost_table(report));
+    if let Some(dir) = &o.out {
+        let mut files = write_all(report, dir)?;
+        files.push(write_cost(report, dir)?);
+        if !o.no_plots {
+            files.extend(write_plots(report, dir)?);
         }
-        (Some(n), None) => named(n).ok_or_else(|| {
-            Error::Config(format!(
-                "unknown scenario {n:?}; named scenarios: {}",
-                NAMED.join(", ")
-            ))
-        }),
-        (None, None) => Err(Error::Config(
-            "name a scenario (see `aqm-netsim list`) or give --config FILE".into(),
-        )),
+        eprintln!("wrote {} files to {}", files.len(), dir.display());
+    }
+    Ok(())
+}
+
+fn set_jobs(jobs: Option<usize>) {
+    if let Some(n) = jobs {
+        // Only fails if the pool was already built, in which case it is used as it is.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global();
     }
 }
 
@@ -150,82 +166,62 @@ fn run(cli: Cli) -> Result<(), Error> {
             let r = bench::bench(&s, &AqmSpec::parse(&aqm)?, seed, &registry, repeat)?;
             println!("{}", r.report());
         }
-        Command::Run {
-            scenario,
-            config,
-            aqm,
-            seeds,
-            out,
-            per_seed,
-            time_scale,
-            no_plots,
-            jobs,
-        } => {
-            let mut s = load_scenario(scenario.as_deref(), config.as_ref())?;
-            if !(time_scale.is_finite() && time_scale > 0.0 && time_scale <= 100.0) {
-                return Err(Error::Config(format!(
-                    "--time-scale {time_scale}: must be more than 0 and at most 100"
-                )));
-            }
-            if time_scale != 1.0 {
-                s.scale_time(time_scale);
-                s.validate()
-                    .map_err(|e| Error::Config(format!("--time-scale {time_scale}: {e}")))?;
-            }
-            let aqms = if !aqm.is_empty() {
-                parse_aqm_list(&aqm)?
-            } else if !s.aqm.is_empty() {
-                // A scenario's own list may name AQMs this build lacks (a hardware core not built
-                // yet): leave them out and say so. Named on the command line, they are an error.
-                let mut specs = parse_aqm_list(&s.aqm)?;
-                specs.retain(|a| match registry.check_available(&a.name) {
-                    Err(e @ aqm_netsim::RegistryError::NotAvailable { .. }) => {
-                        eprintln!("aqm-netsim: note: leaving out {e}");
-                        false
-                    }
-                    _ => true,
-                });
-                specs
-            } else {
-                registry
-                    .available()
-                    .iter()
-                    .map(|n| AqmSpec::parse(n))
-                    .collect::<Result<_, _>>()?
-            };
-            let seeds = if seeds.is_empty() {
-                s.seeds.clone()
-            } else {
-                seeds
-            };
-            if let Some(n) = jobs {
-                // Only fails if the pool was already built, in which case it is used as it is.
-                let _ = rayon::ThreadPoolBuilder::new()
-                    .num_threads(n.max(1))
-                    .build_global();
-            }
+        Command::Run { grid, output, jobs } => {
+            let g = grid.resolve(&registry)?;
+            set_jobs(jobs);
             let report = run_scenario(
-                &s,
-                &aqms,
-                &seeds,
+                &g.scenario,
+                &g.aqms,
+                &g.seeds,
                 &registry,
                 std::io::stderr().is_terminal(),
             )?;
-            print!("{}", summary_table(&report));
-            if per_seed {
-                println!();
-                print!("{}", per_seed_table(&report));
+            emit(&report, &output)?;
+        }
+        Command::Plan {
+            grid,
+            out,
+            no_calibration,
+        } => {
+            let g = grid.resolve(&registry)?;
+            let summary = sweep::manifest::write_plan(&g, &out, &registry, !no_calibration)?;
+            print!("{}", summary.report(&out));
+        }
+        Command::Exec {
+            dir,
+            shard,
+            run,
+            jobs,
+        } => {
+            let selection = match shard {
+                Some(s) => sweep::exec::Selection::shard(&s)?,
+                None if !run.is_empty() => sweep::exec::Selection::Runs(run),
+                None => sweep::exec::Selection::All,
+            };
+            set_jobs(jobs);
+            let s = sweep::exec::exec(&dir, &selection, &registry)?;
+            eprintln!(
+                "aqm-netsim exec: {} runs: {} already done, {} run now, {} failed",
+                s.selected,
+                s.skipped,
+                s.ran,
+                s.failed.len()
+            );
+            if !s.failed.is_empty() {
+                return Err(Error::Config(format!(
+                    "{} runs failed: {}",
+                    s.failed.len(),
+                    s.failed
+                        .iter()
+                        .map(|(id, _)| id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
             }
-            println!();
-            print!("{}", cost_table(&report));
-            if let Some(dir) = out {
-                let mut files = write_all(&report, &dir)?;
-                files.push(write_cost(&report, &dir)?);
-                if !no_plots {
-                    files.extend(write_plots(&report, &dir)?);
-                }
-                eprintln!("wrote {} files to {}", files.len(), dir.display());
-            }
+        }
+        Command::Merge { dir, output } => {
+            let report = sweep::merge::merge(&dir)?;
+            emit(&report, &output)?;
         }
     }
     Ok(())

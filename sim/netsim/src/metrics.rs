@@ -1,11 +1,11 @@
 //! What one run measured, and the median over seeds.
 
 use crate::hist::Histogram;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// Packet accounting at the end of a run: generated = delivered + dropped + queued + on_link + in_transit.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Conservation {
     /// Packets the sources handed to the bottleneck.
     pub generated: u64,
@@ -32,7 +32,7 @@ impl Conservation {
 /// The results of one run (one scenario point, one AQM, one seed). Delays are queueing delays: from the
 /// packet's arrival at the bottleneck to the start of its transmission. Everything but `conservation`,
 /// `events` and `timeouts_long` is measured after the warm-up.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct RunMetrics {
     /// Link busy time over the measurement period.
     pub utilisation: f64,

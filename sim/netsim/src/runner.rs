@@ -3,7 +3,7 @@
 
 use crate::metrics::{median_columns, RunMetrics, RunSamples};
 use crate::registry::{AqmSpec, FactoryContext, Registry};
-use crate::scenario::Scenario;
+use crate::scenario::{Point, Scenario};
 use crate::sim::{RunError, RunSpec, Simulation};
 use crate::trace::{self, AqmEvent, Recorder};
 use crate::Error;
@@ -143,22 +143,38 @@ fn run_wrapped(
     Ok((f.metrics, f.samples, cost))
 }
 
-/// Runs every point of `scenario` for every AQM and seed, in parallel, with a progress bar on stderr if
-/// `progress` is set and there is more than one run.
-pub fn run_scenario(
+/// One run of a grid: which point of the scenario, which AQM of the list, which seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Job {
+    pub point: usize,
+    pub aqm: usize,
+    pub seed: u64,
+}
+
+/// The runs of a grid of `points` points, `aqms` AQMs and `seeds`, in report order (point, then AQM,
+/// then seed). The one expansion of a grid: `run` and `plan` both use it, so they cannot disagree.
+pub fn expand(points: usize, aqms: usize, seeds: &[u64]) -> Vec<Job> {
+    (0..points)
+        .flat_map(|point| {
+            (0..aqms).flat_map(move |aqm| seeds.iter().map(move |&seed| Job { point, aqm, seed }))
+        })
+        .collect()
+}
+
+/// Checks a grid before any work: the scenario is valid, there is something to run, and each AQM can
+/// be made (so a bad name or parameter is reported once).
+pub fn check_grid(
     scenario: &Scenario,
     aqms: &[AqmSpec],
     seeds: &[u64],
     registry: &Registry,
-    progress: bool,
-) -> Result<Report, Error> {
+) -> Result<(), Error> {
     scenario
         .validate()
         .map_err(|e| Error::Config(format!("scenario {}: {e}", scenario.name)))?;
     if aqms.is_empty() || seeds.is_empty() {
         return Err(Error::Config("nothing to run: no AQM or no seed".into()));
     }
-    // Make each AQM once up front, so that a bad name or parameter is reported once, before any work.
     for a in aqms {
         registry.create(
             a,
@@ -168,13 +184,64 @@ pub fn run_scenario(
             },
         )?;
     }
+    Ok(())
+}
+
+/// Runs one job of a grid (`points` from [`Scenario::points`]); errors name the scenario and point.
+pub fn run_job(
+    scenario: &Scenario,
+    points: &[Point],
+    aqms: &[AqmSpec],
+    job: Job,
+    registry: &Registry,
+) -> Result<RunResult, Error> {
+    let point = &points[job.point];
+    let aqm = &aqms[job.aqm];
+    let seed = job.seed;
+    let result =
+        run_one_costed(&point.spec, registry, aqm, seed).map(|(metrics, samples, cost)| {
+            RunResult {
+                point: point.label.clone(),
+                x: point.x,
+                aqm: aqm.to_string(),
+                seed,
+                metrics,
+                samples,
+                cost,
+            }
+        });
+    let context = |c: String| {
+        format!(
+            "scenario {}, {}{c}",
+            scenario.name,
+            point_prefix(&point.label)
+        )
+    };
+    result.map_err(|e| match e {
+        Error::Conservation { context: c, detail } => Error::Conservation {
+            context: context(c),
+            detail,
+        },
+        Error::Aqm { context: c, detail } => Error::Aqm {
+            context: context(c),
+            detail,
+        },
+        other => other,
+    })
+}
+
+/// Runs every point of `scenario` for every AQM and seed, in parallel, with a progress bar on stderr if
+/// `progress` is set and there is more than one run.
+pub fn run_scenario(
+    scenario: &Scenario,
+    aqms: &[AqmSpec],
+    seeds: &[u64],
+    registry: &Registry,
+    progress: bool,
+) -> Result<Report, Error> {
+    check_grid(scenario, aqms, seeds, registry)?;
     let points = scenario.points();
-    let jobs: Vec<(usize, &AqmSpec, u64)> = (0..points.len())
-        .flat_map(|p| {
-            aqms.iter()
-                .flat_map(move |a| seeds.iter().map(move |&s| (p, a, s)))
-        })
-        .collect();
+    let jobs = expand(points.len(), aqms.len(), seeds);
     let bar = if progress && jobs.len() > 1 {
         let b = ProgressBar::new(jobs.len() as u64);
         if let Ok(style) = ProgressStyle::with_template(
@@ -187,42 +254,14 @@ pub fn run_scenario(
     } else {
         ProgressBar::hidden()
     };
-    let runs =
-        jobs.par_iter()
-            .map(|&(p, aqm, seed)| {
-                let point = &points[p];
-                let result = run_one_costed(&point.spec, registry, aqm, seed).map(
-                    |(metrics, samples, cost)| RunResult {
-                        point: point.label.clone(),
-                        x: point.x,
-                        aqm: aqm.to_string(),
-                        seed,
-                        metrics,
-                        samples,
-                        cost,
-                    },
-                );
-                bar.inc(1);
-                let context = |c: String| {
-                    format!(
-                        "scenario {}, {}{c}",
-                        scenario.name,
-                        point_prefix(&point.label)
-                    )
-                };
-                result.map_err(|e| match e {
-                    Error::Conservation { context: c, detail } => Error::Conservation {
-                        context: context(c),
-                        detail,
-                    },
-                    Error::Aqm { context: c, detail } => Error::Aqm {
-                        context: context(c),
-                        detail,
-                    },
-                    other => other,
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+    let runs = jobs
+        .par_iter()
+        .map(|&job| {
+            let result = run_job(scenario, &points, aqms, job, registry);
+            bar.inc(1);
+            result
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     bar.finish_and_clear();
     Ok(Report {
         scenario: scenario.clone(),

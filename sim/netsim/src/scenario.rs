@@ -46,6 +46,9 @@ pub struct Scenario {
     pub flows: Vec<FlowGroup>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<Sweep>,
+    /// AQM parameter sweeps, `[aqm_sweep.codel] target = ["1ms", "5ms"]` (see [`crate::sweep`]).
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub aqm_sweep: toml::Table,
 }
 
 fn default_seeds() -> Vec<u64> {
@@ -180,6 +183,7 @@ fn base(
         checkpoints: Vec::new(),
         flows: Vec::new(),
         sweep: None,
+        aqm_sweep: toml::Table::new(),
     }
 }
 
