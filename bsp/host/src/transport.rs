@@ -1,7 +1,7 @@
 //! Byte transports to the board: a serial port, or the Verilated board top driven bit by bit.
 
 use crate::board_core::BoardCore;
-use aqm_verilated::{VerilatedBoard, BOARD_SIM_CPB, BOARD_SIM_NSPC};
+use aqm_board_verilated::{VerilatedBoard, BOARD_SIM_CPB, BOARD_SIM_NSPC};
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
