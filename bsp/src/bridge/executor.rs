@@ -52,7 +52,8 @@ pub struct Executor<const NSPC: u64> {
     pub len: Signal<In, Bits<8>>,
     pub command: Signal<In, Bits<8>>,
     pub whole: Signal<In, Bit>,
-    pub release: Signal<Out, Bit>,
+    /// The answer is sent: the parser may take the next frame.
+    pub done: Signal<Out, Bit>,
     pub read_address: Signal<Out, Bits<8>>,
     pub read_data: Signal<In, Bits<8>>,
     // The core.
@@ -185,7 +186,7 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
         if self.resp_sent.val() {
             self.pending.d.next = false;
         }
-        self.release.next = (self.state.q.val() == ExecState::Respond) & !self.pending.q.val();
+        self.done.next = (self.state.q.val() == ExecState::Respond) & !self.pending.q.val();
 
         // Admission: room in the event FIFOs for everything the core may still report.
         self.room.next = (self.verdict_count.val() < 240)
@@ -490,7 +491,7 @@ mod tests {
                     settle(e);
                 }
             }
-            if e.release.val() {
+            if e.done.val() {
                 self.releases += 1;
             }
             // The fake core and the payload buffer, at the edge.

@@ -324,7 +324,7 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
         }
         self.tx_data.next = self.tbyte.val();
         self.crc_step.crc.next = self.tcrc.q.val();
-        self.crc_step.byte.next = self.tbyte.val();
+        self.crc_step.data.next = self.tbyte.val();
         match self.tstate.q.val() {
             TxState::Idle => {
                 self.tidx.d.next = 0.into();

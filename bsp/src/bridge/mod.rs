@@ -25,11 +25,11 @@ use parser::Parser;
 use rust_hdl::prelude::*;
 
 /// CRC-8 (polynomial 0x07) of one more byte, as an XOR network: `out` is the CRC of the bytes so far
-/// (`crc`) and `byte`.
+/// (`crc`) and `data`.
 #[derive(LogicBlock, Default)]
 pub struct Crc8Step {
     pub crc: Signal<In, Bits<8>>,
-    pub byte: Signal<In, Bits<8>>,
+    pub data: Signal<In, Bits<8>>,
     pub out: Signal<Out, Bits<8>>,
     t: Signal<Local, Bits<8>>,
 }
@@ -37,7 +37,7 @@ pub struct Crc8Step {
 impl Logic for Crc8Step {
     #[hdl_gen]
     fn update(&mut self) {
-        self.t.next = self.crc.val() ^ self.byte.val();
+        self.t.next = self.crc.val() ^ self.data.val();
         self.out.next = bit_cast::<8, 1>(
             (self.t.val().get_bit(0) ^ self.t.val().get_bit(6) ^ self.t.val().get_bit(7)).into(),
         ) | (bit_cast::<8, 1>(
@@ -141,7 +141,7 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
         self.executor.len.next = self.parser.len.val();
         self.executor.command.next = self.parser.command.val();
         self.executor.whole.next = self.parser.whole.val();
-        self.parser.release.next = self.executor.release.val();
+        self.parser.done.next = self.executor.done.val();
         self.parser.read_address.next = self.executor.read_address.val();
         self.executor.read_data.next = self.parser.read_data.val();
 

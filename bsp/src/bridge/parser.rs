@@ -3,7 +3,7 @@
 //!
 //! A frame ends in [`Parser::ready`] with its [`Parser::status`]: [`OK`] (the CRC matched), [`BAD_CRC`]
 //! or [`TRUNCATED`] (no byte for 128 bit times before its end); the frame's LEN, CMD, whether its payload
-//! is whole descriptors, and its payload (through the read port) stay until [`Parser::release`]. Bytes
+//! is whole descriptors, and its payload (through the read port) stay until [`Parser::done`]. Bytes
 //! that arrive meanwhile, and bytes outside a frame (anything but sync between frames), are skipped.
 
 use super::Crc8Step;
@@ -47,7 +47,7 @@ pub struct Parser<const CPB: u64> {
     /// The payload is whole 5-byte descriptors (its length counted modulo 5 is 0).
     pub whole: Signal<Out, Bit>,
     /// The executor is done with the frame: parse the next one.
-    pub release: Signal<In, Bit>,
+    pub done: Signal<In, Bit>,
     /// The payload buffer's read port (the byte comes a cycle after its address).
     pub read_address: Signal<In, Bits<8>>,
     pub read_data: Signal<Out, Bits<8>>,
@@ -82,7 +82,7 @@ impl<const CPB: u64> Logic for Parser<CPB> {
         self.payload.read_address.next = self.read_address.val();
         self.read_data.next = self.payload.read_data.val();
         self.crc_step.crc.next = self.crc.q.val();
-        self.crc_step.byte.next = self.rx_data.val();
+        self.crc_step.data.next = self.rx_data.val();
 
         self.idle_cnt.d.next = self.idle_cnt.q.val() + 1;
         if self.rx_valid.val() {
@@ -140,7 +140,7 @@ impl<const CPB: u64> Logic for Parser<CPB> {
                 }
             }
             ParseState::Ready => {
-                if self.release.val() {
+                if self.done.val() {
                     self.state.d.next = ParseState::Idle;
                 }
             }
@@ -199,11 +199,11 @@ mod tests {
             tb
         }
 
-        /// One cycle with a byte (or none) on the line and `release`; returns `ready` during it.
+        /// One cycle with a byte (or none) on the line and `done` (the frame released); returns `ready` during it.
         fn step(&mut self, byte: Option<u8>, release: bool) -> bool {
             self.p.rx_valid.next = byte.is_some();
             self.p.rx_data.next = (byte.unwrap_or(0) as u64).to_bits();
-            self.p.release.next = release;
+            self.p.done.next = release;
             settle(&mut self.p);
             let ready = self.p.ready.val();
             clock_edge(&mut self.p, |p| &mut p.clock);
