@@ -1,9 +1,7 @@
 //! The protocol client: one command at a time, events collected on the way.
 
 use crate::transport::Transport;
-use aqm_protocol::{
-    cmd, inject_payload, le, Decoded, Decoder, Descriptor, ErrorCode, Frame, Message,
-};
+use aqm_protocol::{Decoded, Decoder, Descriptor, ErrorCode, Message, Request, RequestError};
 use std::fmt;
 use std::time::Duration;
 
@@ -22,6 +20,8 @@ pub enum ClientError {
     },
     /// A frame from the board had a bad CRC or an unexpected shape.
     Garbled(String),
+    /// The request has no frame (an INJECT of too many descriptors); nothing was sent.
+    Request(RequestError),
 }
 
 impl fmt::Display for ClientError {
@@ -37,6 +37,7 @@ impl fmt::Display for ClientError {
                 write!(f, "the board refused command 0x{cmd:02X}: {why}")
             }
             ClientError::Garbled(s) => write!(f, "garbled frame from the board: {s}"),
+            ClientError::Request(e) => write!(f, "cannot send: {e}"),
         }
     }
 }
@@ -167,8 +168,9 @@ impl<T: Transport> Client<T> {
         }
     }
 
-    fn request(&mut self, f: Frame, waiting_for: &'static str) -> Result<Message, ClientError> {
-        self.transport.send(&f.encode())?;
+    fn request(&mut self, r: Request, waiting_for: &'static str) -> Result<Message, ClientError> {
+        let bytes = r.encode().map_err(ClientError::Request)?;
+        self.transport.send(&bytes)?;
         self.answer(waiting_for)
     }
 
@@ -179,7 +181,7 @@ impl<T: Transport> Client<T> {
     }
 
     pub fn hello(&mut self) -> Result<BoardInfo, ClientError> {
-        match self.request(Frame::new(cmd::HELLO, vec![]), "HELLO_OK")? {
+        match self.request(Request::Hello, "HELLO_OK")? {
             Message::Hello {
                 version,
                 core_id,
@@ -208,7 +210,7 @@ impl<T: Transport> Client<T> {
     }
 
     pub fn read(&mut self, addr: u8) -> Result<u32, ClientError> {
-        match self.request(Frame::new(cmd::READ, vec![addr]), "READ_OK")? {
+        match self.request(Request::Read { addr }, "READ_OK")? {
             Message::ReadOk { addr: a, value } if a == addr => Ok(value),
             m => Err(ClientError::Garbled(format!(
                 "expected READ_OK for 0x{addr:02X}, got {m:?}"
@@ -218,9 +220,7 @@ impl<T: Transport> Client<T> {
 
     /// Writes a register; returns the time (ns since START) the core took it.
     pub fn write(&mut self, addr: u8, value: u32) -> Result<u64, ClientError> {
-        let mut p = vec![addr];
-        p.extend(le(value as u64, 4));
-        match self.request(Frame::new(cmd::WRITE, p), "WRITE_OK")? {
+        match self.request(Request::Write { addr, value }, "WRITE_OK")? {
             Message::WriteOk { addr: a, time } if a == addr => Ok(time),
             m => Err(ClientError::Garbled(format!(
                 "expected WRITE_OK for 0x{addr:02X}, got {m:?}"
@@ -230,7 +230,7 @@ impl<T: Transport> Client<T> {
 
     /// Resets the core and the board's clock; clears the collected events.
     pub fn start(&mut self) -> Result<(), ClientError> {
-        match self.request(Frame::new(cmd::START, vec![]), "START_OK")? {
+        match self.request(Request::Start, "START_OK")? {
             Message::StartOk => {
                 self.verdicts.clear();
                 self.departures.clear();
@@ -242,9 +242,9 @@ impl<T: Transport> Client<T> {
         }
     }
 
-    /// Injects up to 32 descriptors.
+    /// Injects 1 to 32 descriptors.
     pub fn inject(&mut self, d: &[Descriptor]) -> Result<(), ClientError> {
-        match self.request(Frame::new(cmd::INJECT, inject_payload(d)), "INJECT_OK")? {
+        match self.request(Request::Inject(d.to_vec()), "INJECT_OK")? {
             Message::InjectOk { count } if count as usize == d.len() => Ok(()),
             m => Err(ClientError::Garbled(format!(
                 "expected INJECT_OK for {}, got {m:?}",

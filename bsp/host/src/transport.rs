@@ -1,7 +1,7 @@
 //! Byte transports to the board: a serial port, or the Verilated board top driven bit by bit.
 
 use crate::board_core::Core;
-use aqm_verilated::{VerilatedBoard, BOARD_SIM_CPB, BOARD_SIM_NSPC};
+use aqm_board_verilated::{VerilatedBoard, BOARD_SIM_CPB, BOARD_SIM_NSPC};
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
@@ -86,7 +86,7 @@ pub struct SimTransport {
 }
 
 impl SimTransport {
-    /// A freshly reset line card with the `core` (aqm_verilated builds one board top per core, by the
+    /// A freshly reset line card with the `core` (aqm_board_verilated builds one board top per core, by the
     /// core's name; a core without one is an error).
     pub fn new(core: Core) -> io::Result<SimTransport> {
         let board = match core.name() {

@@ -39,8 +39,8 @@ fn hello_reports_the_pie_core() {
             i.verdict_latency
         ),
         (
-            aqm_verilated::BOARD_SIM_NSPC as u32,
-            aqm_verilated::BOARD_SIM_CPB as u16,
+            aqm_board_verilated::BOARD_SIM_NSPC as u32,
+            aqm_board_verilated::BOARD_SIM_CPB as u16,
             1024,
             5
         )

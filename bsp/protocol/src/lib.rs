@@ -207,6 +207,101 @@ pub fn inject_payload(d: &[Descriptor]) -> Vec<u8> {
     v
 }
 
+/// A request from the host, typed: [`Request::frame`] is its frame (the counterpart of
+/// [`Message::decode`] for the board's frames).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    Hello,
+    Read {
+        addr: u8,
+    },
+    Write {
+        addr: u8,
+        value: u32,
+    },
+    Start,
+    /// 1..=[`MAX_INJECT`] descriptors.
+    Inject(Vec<Descriptor>),
+}
+
+/// A request that has no frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RequestError {
+    /// INJECT takes 1..=[`MAX_INJECT`] descriptors.
+    InjectCount(usize),
+}
+
+impl fmt::Display for RequestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestError::InjectCount(n) => {
+                write!(f, "INJECT takes 1 to {MAX_INJECT} descriptors, not {n}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RequestError {}
+
+impl Request {
+    /// The command code.
+    pub fn cmd(&self) -> u8 {
+        match self {
+            Request::Hello => cmd::HELLO,
+            Request::Read { .. } => cmd::READ,
+            Request::Write { .. } => cmd::WRITE,
+            Request::Start => cmd::START,
+            Request::Inject(_) => cmd::INJECT,
+        }
+    }
+
+    /// The request's frame.
+    pub fn frame(&self) -> Result<Frame, RequestError> {
+        let payload = match self {
+            Request::Hello | Request::Start => vec![],
+            Request::Read { addr } => vec![*addr],
+            Request::Write { addr, value } => [vec![*addr], le(*value as u64, 4)].concat(),
+            Request::Inject(d) if (1..=MAX_INJECT).contains(&d.len()) => inject_payload(d),
+            Request::Inject(d) => return Err(RequestError::InjectCount(d.len())),
+        };
+        Ok(Frame::new(self.cmd(), payload))
+    }
+
+    /// The request on the wire.
+    pub fn encode(&self) -> Result<Vec<u8>, RequestError> {
+        Ok(self.frame()?.encode())
+    }
+
+    /// A frame from the host, decoded as the board reads it; `None` when the board answers it with an
+    /// ERROR (unknown command, or a payload length that does not fit the command).
+    pub fn decode(f: &Frame) -> Option<Request> {
+        let p = &f.payload;
+        Some(match (f.cmd, p.len()) {
+            (cmd::HELLO, 0) => Request::Hello,
+            (cmd::READ, 1) => Request::Read { addr: p[0] },
+            (cmd::WRITE, 5) => Request::Write {
+                addr: p[0],
+                value: read_le(p, 1, 4)? as u32,
+            },
+            (cmd::START, 0) => Request::Start,
+            (cmd::INJECT, n)
+                if n > 0 && n <= MAX_INJECT * DESCRIPTOR_BYTES && n % DESCRIPTOR_BYTES == 0 =>
+            {
+                Request::Inject(
+                    p.chunks(DESCRIPTOR_BYTES)
+                        .map(|c| Descriptor {
+                            len: u16::from_le_bytes([c[0], c[1]]),
+                            ecn: c[2] & 3,
+                            tag: u16::from_le_bytes([c[3], c[4]]),
+                        })
+                        .collect(),
+                )
+            }
+            _ => return None,
+        })
+    }
+}
+
 /// A message from the board, decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
@@ -417,5 +512,63 @@ mod tests {
             })
         );
         assert_eq!(Message::decode(&Frame::new(cmd::VERDICT, vec![1, 2])), None);
+    }
+
+    #[test]
+    fn requests_round_trip_and_match_the_hand_built_frames() {
+        let d = |k: u16| Descriptor {
+            len: 64 + k,
+            ecn: (k % 4) as u8,
+            tag: 0x100 + k,
+        };
+        let reqs = [
+            Request::Hello,
+            Request::Read { addr: 0x21 },
+            Request::Write {
+                addr: 0x10,
+                value: 0x1234_5678,
+            },
+            Request::Start,
+            Request::Inject(vec![d(0)]),
+            Request::Inject((0..MAX_INJECT as u16).map(d).collect()),
+        ];
+        for r in &reqs {
+            let f = r.frame().unwrap();
+            assert_eq!(Request::decode(&f).as_ref(), Some(r));
+            assert_eq!(r.encode().unwrap(), f.encode());
+        }
+        assert_eq!(
+            reqs[2].encode().unwrap(),
+            Frame::new(cmd::WRITE, vec![0x10, 0x78, 0x56, 0x34, 0x12]).encode()
+        );
+        assert_eq!(
+            reqs[4].frame().unwrap(),
+            Frame::new(cmd::INJECT, inject_payload(&[d(0)]))
+        );
+    }
+
+    #[test]
+    fn an_inject_of_no_or_too_many_descriptors_is_an_error() {
+        let d = Descriptor {
+            len: 64,
+            ecn: 0,
+            tag: 1,
+        };
+        for n in [0, MAX_INJECT + 1, 60] {
+            let e = Request::Inject(vec![d; n]).encode().unwrap_err();
+            assert_eq!(e, RequestError::InjectCount(n));
+            assert!(e.to_string().contains(&n.to_string()));
+        }
+        // What the board refuses does not decode either.
+        for f in [
+            Frame::new(cmd::HELLO, vec![0]),
+            Frame::new(cmd::READ, vec![]),
+            Frame::new(cmd::WRITE, vec![1, 2, 3, 4]),
+            Frame::new(cmd::INJECT, vec![0; 7]),
+            Frame::new(cmd::INJECT, vec![0; 165]),
+            Frame::new(0x42, vec![]),
+        ] {
+            assert_eq!(Request::decode(&f), None, "{f:?}");
+        }
     }
 }

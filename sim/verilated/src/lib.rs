@@ -3,6 +3,8 @@
 //!
 //! [`Model`] is a design with its ports addressed by name; [`VerilatedCore`] drives the PIE or the DualPI2
 //! core with the same port structs as the golden models (`aqm_golden::hw::CoreInputs` / `CoreOutputs`).
+//! [`Design`], [`verilated_design!`] and [`Model`] serve the other bindings too (the board tops', in
+//! aqm-board-verilated), whose models link against the Verilator runtime this crate compiles.
 
 use aqm_golden::hw::{ClockedCore, CoreInputs, CoreKind, CoreOutputs};
 use std::ffi::{c_void, CString};
@@ -13,10 +15,8 @@ mod ffi {
     include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
 }
 
-pub use ffi::{BOARD_SIM_CPB, BOARD_SIM_NSPC};
-
-/// A verilated design's entry points.
-struct Design {
+/// A verilated design's entry points: the functions of its C shim (see aqm-verilator-build).
+pub struct Design {
     name: &'static str,
     ports: &'static [(&'static str, u32, bool)],
     new: unsafe extern "C" fn() -> *mut c_void,
@@ -29,31 +29,81 @@ struct Design {
     trace_close: unsafe extern "C" fn(*mut c_void),
 }
 
-/// The entry points of a design the build script verilated.
-macro_rules! design {
-    ($static:ident, $name:ident) => {
-        static $static: Design = Design {
-            name: stringify!($name),
-            ports: ffi::$name::PORTS,
-            new: ffi::$name::new,
-            free: ffi::$name::free,
-            eval: ffi::$name::eval,
-            set: ffi::$name::set,
-            get: ffi::$name::get,
-            trace_open: ffi::$name::trace_open,
-            trace_dump: ffi::$name::trace_dump,
-            trace_close: ffi::$name::trace_close,
+/// The entry points of a shim, in the order of `Design`'s fields.
+pub type ShimFns = (
+    unsafe extern "C" fn() -> *mut c_void,
+    unsafe extern "C" fn(*mut c_void),
+    unsafe extern "C" fn(*mut c_void),
+    unsafe extern "C" fn(*mut c_void, u32, u64),
+    unsafe extern "C" fn(*mut c_void, u32) -> u64,
+    unsafe extern "C" fn(*mut c_void, *const std::ffi::c_char) -> i32,
+    unsafe extern "C" fn(*mut c_void, u64),
+    unsafe extern "C" fn(*mut c_void),
+);
+
+impl Design {
+    /// A design from its ports and its shim's functions.
+    ///
+    /// # Safety
+    /// `fns` must be the functions that aqm-verilator-build's shim of this design exports (`<name>_new`,
+    /// `_free`, `_eval`, `_set`, `_get`, `_trace_open`, `_trace_dump`, `_trace_close`), and `ports` its
+    /// port list: [`Model`] calls them on that understanding. Use [`verilated_design!`].
+    pub const unsafe fn new(
+        name: &'static str,
+        ports: &'static [(&'static str, u32, bool)],
+        fns: ShimFns,
+    ) -> Design {
+        let (new, free, eval, set, get, trace_open, trace_dump, trace_close) = fns;
+        Design {
+            name,
+            ports,
+            new,
+            free,
+            eval,
+            set,
+            get,
+            trace_open,
+            trace_dump,
+            trace_close,
+        }
+    }
+
+    /// The design's name.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+/// `verilated_design!(STATIC, ffi_module, name)`: a `static STATIC: Design` of the design `name` whose
+/// bindings (written by aqm-verilator-build into OUT_DIR) are in `ffi_module::name`.
+#[macro_export]
+macro_rules! verilated_design {
+    ($static:ident, $ffi:ident, $name:ident) => {
+        // SAFETY: the functions and ports are those aqm-verilator-build generated for this design.
+        static $static: $crate::Design = unsafe {
+            $crate::Design::new(
+                stringify!($name),
+                $ffi::$name::PORTS,
+                (
+                    $ffi::$name::new,
+                    $ffi::$name::free,
+                    $ffi::$name::eval,
+                    $ffi::$name::set,
+                    $ffi::$name::get,
+                    $ffi::$name::trace_open,
+                    $ffi::$name::trace_dump,
+                    $ffi::$name::trace_close,
+                ),
+            )
         };
     };
 }
 
-design!(PIE_CORE, pie_core);
-design!(DUALPI2_CORE, dualpi2_core);
-design!(BOARD_PIE_SIM, board_pie_sim);
+verilated_design!(PIE_CORE, ffi, pie_core);
+verilated_design!(DUALPI2_CORE, ffi, dualpi2_core);
 
 /// The cores' designs (`<core>_core`), one per core of `aqm_golden::hw::CORES`.
 static DESIGNS: &[&Design] = &[&PIE_CORE, &DUALPI2_CORE];
-design!(BOARD_DUALPI2_SIM, board_dualpi2_sim);
 
 /// A port of a model, resolved once by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +123,8 @@ pub struct Model {
 unsafe impl Send for Model {}
 
 impl Model {
-    fn new(design: &'static Design) -> Model {
+    /// A fresh instance of `design`, all registers at zero as after power-on.
+    pub fn new(design: &'static Design) -> Model {
         // SAFETY: the constructor has no preconditions and returns an owned instance.
         let ptr = unsafe { (design.new)() };
         assert!(
@@ -169,11 +220,15 @@ impl Drop for Model {
     }
 }
 
-fn ids<const N: usize>(m: &Model, names: [&str; N]) -> [PortId; N] {
-    names.map(|n| {
-        m.port(n)
-            .unwrap_or_else(|| panic!("{}: no port {n}", m.design.name))
-    })
+impl Model {
+    /// The ports called `names`; panics naming the design and the port when one is missing (a mismatch
+    /// between a wrapper and the design it was built for).
+    pub fn ports<const N: usize>(&self, names: [&str; N]) -> [PortId; N] {
+        names.map(|n| {
+            self.port(n)
+                .unwrap_or_else(|| panic!("{}: no port {n}", self.design.name))
+        })
+    }
 }
 
 /// A Verilated AQM core (every core has the same ports), one clock cycle at a time: the RTL as a
@@ -202,46 +257,40 @@ impl VerilatedCore {
     }
 
     fn with(m: Model) -> VerilatedCore {
-        let inputs = ids(
-            &m,
-            [
-                "rst",
-                "now",
-                "in_valid",
-                "in_len",
-                "in_ecn",
-                "in_tag",
-                "out_ready",
-                "reg_addr",
-                "reg_wdata",
-                "reg_we",
-                "reg_re",
-            ],
-        );
-        let outputs = ids(
-            &m,
-            [
-                "in_ready",
-                "verdict_valid",
-                "verdict_tag",
-                "verdict_code",
-                "verdict_queue",
-                "out_valid",
-                "out_len",
-                "out_ecn",
-                "out_tag",
-                "out_sojourn",
-                "out_queue",
-                "out_drop",
-                "reg_rdata",
-                "reg_rvalid",
-                "reg_err",
-                "idle",
-                "next_update",
-                "link_free",
-                "link_busy",
-            ],
-        );
+        let inputs = m.ports([
+            "rst",
+            "now",
+            "in_valid",
+            "in_len",
+            "in_ecn",
+            "in_tag",
+            "out_ready",
+            "reg_addr",
+            "reg_wdata",
+            "reg_we",
+            "reg_re",
+        ]);
+        let outputs = m.ports([
+            "in_ready",
+            "verdict_valid",
+            "verdict_tag",
+            "verdict_code",
+            "verdict_queue",
+            "out_valid",
+            "out_len",
+            "out_ecn",
+            "out_tag",
+            "out_sojourn",
+            "out_queue",
+            "out_drop",
+            "reg_rdata",
+            "reg_rvalid",
+            "reg_err",
+            "idle",
+            "next_update",
+            "link_free",
+            "link_busy",
+        ]);
         VerilatedCore {
             m,
             inputs,
@@ -320,53 +369,5 @@ impl ClockedCore for VerilatedCore {
         self.m.rising_edge();
         self.settled = None;
         o
-    }
-}
-
-/// A Verilated board top (`board_pie_sim` or `board_dualpi2_sim`: the line card's logic around its core,
-/// with the PLL bypassed and a 4-cycle UART bit), one clock cycle per [`step`](VerilatedBoard::step).
-pub struct VerilatedBoard {
-    m: Model,
-    rst_n: PortId,
-    usb_rx: PortId,
-    usb_tx: PortId,
-    leds: PortId,
-}
-
-impl VerilatedBoard {
-    /// The PIE line card (`board_pie_sim`).
-    pub fn pie() -> VerilatedBoard {
-        VerilatedBoard::with(Model::new(&BOARD_PIE_SIM))
-    }
-
-    /// The DualPI2 line card (`board_dualpi2_sim`).
-    pub fn dualpi2() -> VerilatedBoard {
-        VerilatedBoard::with(Model::new(&BOARD_DUALPI2_SIM))
-    }
-
-    fn with(m: Model) -> VerilatedBoard {
-        let [rst_n, usb_rx, usb_tx, leds] = ids(&m, ["rst_n", "usb_rx", "usb_tx", "leds"]);
-        VerilatedBoard {
-            m,
-            rst_n,
-            usb_rx,
-            usb_tx,
-            leds,
-        }
-    }
-
-    pub fn model(&mut self) -> &mut Model {
-        &mut self.m
-    }
-
-    /// One clock cycle: the reset button (active low) and the UART line into the FPGA; returns the UART
-    /// line out of the FPGA and the LEDs during the cycle.
-    pub fn step(&mut self, rst_n: bool, usb_rx: bool) -> (bool, u8) {
-        self.m.set(self.rst_n, rst_n as u64);
-        self.m.set(self.usb_rx, usb_rx as u64);
-        self.m.settle();
-        let out = (self.m.get(self.usb_tx) != 0, self.m.get(self.leds) as u8);
-        self.m.rising_edge();
-        out
     }
 }

@@ -1,0 +1,633 @@
+//! The bridge's framer: the executor's answer first, then verdicts, then departures, each built byte by
+//! byte from its fields as `SYNC | LEN | CMD | PAYLOAD | CRC` (see `aqm_protocol`), at the pace the UART
+//! takes them (`tx_ready`). The answer's fields are held by the executor until the framer says it is
+//! sent; an event's head stays in its FIFO until its frame's last byte.
+//!
+//! Verdicts and departures go into 256-entry FIFOs as the core reports them; a verdict is stamped with the
+//! time it comes out (`stamp`).
+
+use super::Crc8Step;
+use aqm_hdl::desc_queue::DescQueue;
+use aqm_hdl::konst::K;
+use aqm_protocol::{cmd, SYNC, VERSION};
+use rust_hdl::prelude::*;
+
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum TxState {
+    Idle,
+    Send,
+}
+
+/// `CPB`: UART cycles per bit; `NSPC`: ns per clock cycle; `VLAT`: the core's verdict latency; `ID`: the
+/// core's ID register value; `CAP`: its descriptor capacity (all reported by HELLO_OK).
+#[derive(LogicBlock, Default)]
+pub struct Framer<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP: u64> {
+    pub clock: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    pub tx_data: Signal<Out, Bits<8>>,
+    pub tx_valid: Signal<Out, Bit>,
+    pub tx_ready: Signal<In, Bit>,
+    // The executor's answer (see `executor::kind`) and its fields.
+    pub resp_pending: Signal<In, Bit>,
+    pub resp_kind: Signal<In, Bits<3>>,
+    /// The answer's last byte is taken this cycle.
+    pub resp_sent: Signal<Out, Bit>,
+    pub addr: Signal<In, Bits<8>>,
+    pub rdata: Signal<In, Bits<32>>,
+    pub write_time: Signal<In, Bits<40>>,
+    pub inj_done: Signal<In, Bits<8>>,
+    pub command: Signal<In, Bits<8>>,
+    pub err_code: Signal<In, Bits<3>>,
+    // The core's events.
+    pub stamp: Signal<In, Bits<40>>,
+    pub verdict_valid: Signal<In, Bit>,
+    pub verdict_tag: Signal<In, Bits<16>>,
+    pub verdict_code: Signal<In, Bits<2>>,
+    pub verdict_queue: Signal<In, Bit>,
+    pub out_valid: Signal<In, Bit>,
+    pub out_len: Signal<In, Bits<16>>,
+    pub out_ecn: Signal<In, Bits<2>>,
+    pub out_tag: Signal<In, Bits<16>>,
+    pub out_sojourn: Signal<In, Bits<40>>,
+    pub out_queue: Signal<In, Bit>,
+    pub out_drop: Signal<In, Bit>,
+    /// The event FIFOs' fill.
+    pub verdict_count: Signal<Out, Bits<9>>,
+    pub depart_count: Signal<Out, Bits<9>>,
+    tstate: DFF<TxState>,
+    /// The frame being sent (`executor::kind`).
+    tkind: DFF<Bits<3>>,
+    tidx: DFF<Bits<8>>,
+    tcrc: DFF<Bits<8>>,
+    verdicts: DescQueue<59, 8, 9>,
+    departs: DescQueue<76, 8, 9>,
+    crc_step: Crc8Step,
+    tbyte: Signal<Local, Bits<8>>,
+    tlen: Signal<Local, Bits<8>>,
+    tcmd: Signal<Local, Bits<8>>,
+    k: Signal<Local, Bits<8>>,
+    cpb: K<16, CPB>,
+    vlat: K<8, VLAT>,
+    core_id: K<32, ID>,
+    capacity: K<16, CAP>,
+    sync: K<8, { SYNC as u64 }>,
+    version: K<8, { VERSION as u64 }>,
+    nspc32: K<32, NSPC>,
+    depth: K<16, 256>,
+    r_hello: K<8, { (cmd::HELLO | cmd::RESPONSE) as u64 }>,
+    r_read: K<8, { (cmd::READ | cmd::RESPONSE) as u64 }>,
+    r_write: K<8, { (cmd::WRITE | cmd::RESPONSE) as u64 }>,
+    r_start: K<8, { (cmd::START | cmd::RESPONSE) as u64 }>,
+    r_inject: K<8, { (cmd::INJECT | cmd::RESPONSE) as u64 }>,
+    c_error: K<8, { cmd::ERROR as u64 }>,
+    c_verdict: K<8, { cmd::VERDICT as u64 }>,
+    c_depart: K<8, { cmd::DEPART as u64 }>,
+}
+
+impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
+    for Framer<CPB, NSPC, VLAT, ID, CAP>
+{
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, tstate, tkind, tidx, tcrc);
+        clock!(self, clock, verdicts, departs);
+        self.verdicts.rst.next = self.rst.val();
+        self.departs.rst.next = self.rst.val();
+        self.verdict_count.next = self.verdicts.count.val();
+        self.depart_count.next = self.departs.count.val();
+
+        // Events into their FIFOs (the core's out_ready is always high).
+        self.verdicts.push.next = self.verdict_valid.val();
+        self.verdicts.push_data.next = (bit_cast::<59, 40>(self.stamp.val()) << 19)
+            | (bit_cast::<59, 1>(self.verdict_queue.val().into()) << 18)
+            | (bit_cast::<59, 2>(self.verdict_code.val()) << 16)
+            | bit_cast::<59, 16>(self.verdict_tag.val());
+        self.departs.push.next = self.out_valid.val();
+        self.departs.push_data.next = (bit_cast::<76, 40>(self.out_sojourn.val()) << 36)
+            | (bit_cast::<76, 1>(self.out_queue.val().into()) << 35)
+            | (bit_cast::<76, 1>(self.out_drop.val().into()) << 34)
+            | (bit_cast::<76, 2>(self.out_ecn.val()) << 32)
+            | (bit_cast::<76, 16>(self.out_len.val()) << 16)
+            | bit_cast::<76, 16>(self.out_tag.val());
+
+        self.verdicts.pop.next = false;
+        self.departs.pop.next = false;
+        self.resp_sent.next = false;
+        self.tx_valid.next = false;
+        self.tlen.next = 0.into();
+        self.tcmd.next = self.r_start.val();
+        match self.tkind.q.val().index() {
+            0 => {
+                self.tlen.next = 16.into();
+                self.tcmd.next = self.r_hello.val();
+            }
+            1 => {
+                self.tlen.next = 5.into();
+                self.tcmd.next = self.r_read.val();
+            }
+            2 => {
+                self.tlen.next = 6.into();
+                self.tcmd.next = self.r_write.val();
+            }
+            4 => {
+                self.tlen.next = 1.into();
+                self.tcmd.next = self.r_inject.val();
+            }
+            5 => {
+                self.tlen.next = 2.into();
+                self.tcmd.next = self.c_error.val();
+            }
+            6 => {
+                self.tlen.next = 8.into();
+                self.tcmd.next = self.c_verdict.val();
+            }
+            7 => {
+                self.tlen.next = 10.into();
+                self.tcmd.next = self.c_depart.val();
+            }
+            _ => {}
+        }
+        // Payload byte k = tidx - 3 of the frame's kind.
+        self.k.next = self.tidx.q.val() - 3;
+        self.tbyte.next = 0.into();
+        match self.tkind.q.val().index() {
+            0 => match self.k.val().index() {
+                0 => {
+                    self.tbyte.next = self.version.val();
+                }
+                1 => {
+                    self.tbyte.next = self.core_id.val().get_bits::<8>(0);
+                }
+                2 => {
+                    self.tbyte.next = self.core_id.val().get_bits::<8>(8);
+                }
+                3 => {
+                    self.tbyte.next = self.core_id.val().get_bits::<8>(16);
+                }
+                4 => {
+                    self.tbyte.next = self.core_id.val().get_bits::<8>(24);
+                }
+                5 => {
+                    self.tbyte.next = self.nspc32.val().get_bits::<8>(0);
+                }
+                6 => {
+                    self.tbyte.next = self.nspc32.val().get_bits::<8>(8);
+                }
+                7 => {
+                    self.tbyte.next = self.nspc32.val().get_bits::<8>(16);
+                }
+                8 => {
+                    self.tbyte.next = self.nspc32.val().get_bits::<8>(24);
+                }
+                9 => {
+                    self.tbyte.next = self.cpb.val().get_bits::<8>(0);
+                }
+                10 => {
+                    self.tbyte.next = self.cpb.val().get_bits::<8>(8);
+                }
+                11 => {
+                    self.tbyte.next = self.capacity.val().get_bits::<8>(0);
+                }
+                12 => {
+                    self.tbyte.next = self.capacity.val().get_bits::<8>(8);
+                }
+                13 => {
+                    self.tbyte.next = self.depth.val().get_bits::<8>(0);
+                }
+                14 => {
+                    self.tbyte.next = self.depth.val().get_bits::<8>(8);
+                }
+                _ => {
+                    self.tbyte.next = self.vlat.val();
+                }
+            },
+            1 => match self.k.val().index() {
+                0 => {
+                    self.tbyte.next = self.addr.val();
+                }
+                1 => {
+                    self.tbyte.next = self.rdata.val().get_bits::<8>(0);
+                }
+                2 => {
+                    self.tbyte.next = self.rdata.val().get_bits::<8>(8);
+                }
+                3 => {
+                    self.tbyte.next = self.rdata.val().get_bits::<8>(16);
+                }
+                _ => {
+                    self.tbyte.next = self.rdata.val().get_bits::<8>(24);
+                }
+            },
+            2 => match self.k.val().index() {
+                0 => {
+                    self.tbyte.next = self.addr.val();
+                }
+                1 => {
+                    self.tbyte.next = self.write_time.val().get_bits::<8>(0);
+                }
+                2 => {
+                    self.tbyte.next = self.write_time.val().get_bits::<8>(8);
+                }
+                3 => {
+                    self.tbyte.next = self.write_time.val().get_bits::<8>(16);
+                }
+                4 => {
+                    self.tbyte.next = self.write_time.val().get_bits::<8>(24);
+                }
+                _ => {
+                    self.tbyte.next = self.write_time.val().get_bits::<8>(32);
+                }
+            },
+            4 => {
+                self.tbyte.next = self.inj_done.val();
+            }
+            5 => {
+                self.tbyte.next = self.command.val();
+                if self.k.val().any() {
+                    self.tbyte.next = bit_cast::<8, 3>(self.err_code.val());
+                }
+            }
+            6 => match self.k.val().index() {
+                // tag u16, code | queue << 2, accepted cycle u40
+                0 => {
+                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(0);
+                }
+                1 => {
+                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(8);
+                }
+                2 => {
+                    self.tbyte.next =
+                        bit_cast::<8, 3>(self.verdicts.head_data.val().get_bits::<3>(16));
+                }
+                3 => {
+                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(19);
+                }
+                4 => {
+                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(27);
+                }
+                5 => {
+                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(35);
+                }
+                6 => {
+                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(43);
+                }
+                _ => {
+                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(51);
+                }
+            },
+            _ => match self.k.val().index() {
+                // tag u16, len u16, flags u8 (ecn, dropped << 2, queue << 3), sojourn u40
+                0 => {
+                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(0);
+                }
+                1 => {
+                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(8);
+                }
+                2 => {
+                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(16);
+                }
+                3 => {
+                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(24);
+                }
+                4 => {
+                    self.tbyte.next =
+                        bit_cast::<8, 4>(self.departs.head_data.val().get_bits::<4>(32));
+                }
+                5 => {
+                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(36);
+                }
+                6 => {
+                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(44);
+                }
+                7 => {
+                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(52);
+                }
+                8 => {
+                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(60);
+                }
+                _ => {
+                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(68);
+                }
+            },
+        }
+        if self.tidx.q.val() == 0 {
+            self.tbyte.next = self.sync.val();
+        }
+        if self.tidx.q.val() == 1 {
+            self.tbyte.next = self.tlen.val();
+        }
+        if self.tidx.q.val() == 2 {
+            self.tbyte.next = self.tcmd.val();
+        }
+        if self.tidx.q.val() == (self.tlen.val() + 3) {
+            self.tbyte.next = self.tcrc.q.val();
+        }
+        self.tx_data.next = self.tbyte.val();
+        self.crc_step.crc.next = self.tcrc.q.val();
+        self.crc_step.data.next = self.tbyte.val();
+        match self.tstate.q.val() {
+            TxState::Idle => {
+                self.tidx.d.next = 0.into();
+                self.tcrc.d.next = 0.into();
+                if self.resp_pending.val() {
+                    self.tkind.d.next = self.resp_kind.val();
+                    self.tstate.d.next = TxState::Send;
+                } else if self.verdicts.head_valid.val() {
+                    self.tkind.d.next = 6.into();
+                    self.tstate.d.next = TxState::Send;
+                } else if self.departs.head_valid.val() {
+                    self.tkind.d.next = 7.into();
+                    self.tstate.d.next = TxState::Send;
+                }
+            }
+            TxState::Send => {
+                self.tx_valid.next = true;
+                if self.tx_ready.val() {
+                    self.tidx.d.next = self.tidx.q.val() + 1;
+                    if (self.tidx.q.val() >= 1) & (self.tidx.q.val() < (self.tlen.val() + 3)) {
+                        self.tcrc.d.next = self.crc_step.out.val();
+                    }
+                    if self.tidx.q.val() == (self.tlen.val() + 3) {
+                        // The last byte: release the answer or the event.
+                        self.tstate.d.next = TxState::Idle;
+                        if self.tkind.q.val() == 6 {
+                            self.verdicts.pop.next = true;
+                        } else if self.tkind.q.val() == 7 {
+                            self.departs.pop.next = true;
+                        } else {
+                            self.resp_sent.next = true;
+                        }
+                    }
+                }
+            }
+            _ => {
+                self.tstate.d.next = TxState::Idle;
+            }
+        }
+        if self.rst.val() {
+            self.tstate.d.next = TxState::Idle;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::executor::kind;
+    use super::*;
+    use aqm_hdl::sim::{clock_edge, settle};
+    use aqm_protocol::{Decoded, Decoder, Frame, Message};
+
+    const CPB: u64 = 4;
+    const NSPC: u64 = 25;
+    const VLAT: u64 = 5;
+    const ID: u64 = 0x5049_4531;
+    const CAP: u64 = 1024;
+    type F = Framer<CPB, NSPC, VLAT, ID, CAP>;
+
+    struct Tb {
+        f: F,
+        decoder: Decoder,
+        frames: Vec<Frame>,
+        cycle: u64,
+        /// The UART takes a byte on cycles where this is true.
+        ready: fn(u64) -> bool,
+        sent: u64,
+    }
+
+    /// A verdict or departure from the core, one cycle.
+    #[derive(Clone, Copy)]
+    enum Event {
+        None,
+        Verdict(u16, u8, bool),
+        Depart(u16, u16, u8, bool, bool, u64),
+    }
+
+    impl Tb {
+        fn new(ready: fn(u64) -> bool) -> Tb {
+            let mut f = F::default();
+            f.connect_all();
+            let mut tb = Tb {
+                f,
+                decoder: Decoder::new(),
+                frames: vec![],
+                cycle: 0,
+                ready,
+                sent: 0,
+            };
+            tb.f.rst.next = true;
+            tb.step(Event::None);
+            tb.f.rst.next = false;
+            tb
+        }
+
+        fn step(&mut self, ev: Event) {
+            let f = &mut self.f;
+            f.stamp.next = (self.cycle * NSPC).to_bits();
+            f.verdict_valid.next = false;
+            f.out_valid.next = false;
+            match ev {
+                Event::None => {}
+                Event::Verdict(tag, code, queue) => {
+                    f.verdict_valid.next = true;
+                    f.verdict_tag.next = (tag as u64).to_bits();
+                    f.verdict_code.next = (code as u64).to_bits();
+                    f.verdict_queue.next = queue;
+                }
+                Event::Depart(tag, len, ecn, drop, queue, soj) => {
+                    f.out_valid.next = true;
+                    f.out_tag.next = (tag as u64).to_bits();
+                    f.out_len.next = (len as u64).to_bits();
+                    f.out_ecn.next = (ecn as u64).to_bits();
+                    f.out_drop.next = drop;
+                    f.out_queue.next = queue;
+                    f.out_sojourn.next = soj.to_bits();
+                }
+            }
+            let take = (self.ready)(self.cycle);
+            f.tx_ready.next = take;
+            settle(f);
+            if f.resp_sent.val() {
+                self.sent += 1;
+                // The executor drops the answer after its last byte.
+                f.resp_pending.next = false;
+            }
+            if f.tx_valid.val() && take {
+                if let Some(d) = self.decoder.push(f.tx_data.val().to_u8()) {
+                    match d {
+                        Decoded::Frame(fr) => self.frames.push(fr),
+                        Decoded::BadCrc { cmd } => {
+                            panic!("bad CRC from the framer, cmd 0x{cmd:02X}")
+                        }
+                    }
+                }
+            }
+            clock_edge(f, |f| &mut f.clock);
+            self.cycle += 1;
+        }
+
+        /// Sends the answer `k` with the fields given; returns its message.
+        fn answer(&mut self, k: u64, set: impl Fn(&mut F)) -> Message {
+            set(&mut self.f);
+            self.f.resp_kind.next = k.to_bits();
+            self.f.resp_pending.next = true;
+            let (n, sent) = (self.frames.len(), self.sent);
+            for _ in 0..2000 {
+                self.step(Event::None);
+                if self.sent > sent {
+                    break;
+                }
+            }
+            assert_eq!(self.sent, sent + 1, "answer {k}: resp_sent once");
+            for _ in 0..10 {
+                self.step(Event::None);
+            }
+            assert_eq!(self.frames.len(), n + 1, "answer {k}: one frame");
+            Message::decode(&self.frames[n]).expect("a frame of the protocol")
+        }
+    }
+
+    fn every_third(c: u64) -> bool {
+        c % 3 == 0
+    }
+
+    #[test]
+    fn every_answer_is_framed_at_the_uarts_pace() {
+        for ready in [(|_| true) as fn(u64) -> bool, every_third, |c| c % 40 < 5] {
+            let mut tb = Tb::new(ready);
+            assert_eq!(
+                tb.answer(kind::HELLO, |_| {}),
+                Message::Hello {
+                    version: VERSION,
+                    core_id: ID as u32,
+                    ns_per_cycle: NSPC as u32,
+                    cycles_per_bit: CPB as u16,
+                    capacity: CAP as u16,
+                    event_depth: 256,
+                    verdict_latency: VLAT as u8
+                }
+            );
+            let read = tb.answer(kind::READ, |f| {
+                f.addr.next = 0x21.into();
+                f.rdata.next = 0x8765_4321u64.to_bits();
+            });
+            assert_eq!(
+                read,
+                Message::ReadOk {
+                    addr: 0x21,
+                    value: 0x8765_4321
+                }
+            );
+            let write = tb.answer(kind::WRITE, |f| {
+                f.addr.next = 0x10.into();
+                f.write_time.next = 0xAB_CDEF_0123u64.to_bits();
+            });
+            assert_eq!(
+                write,
+                Message::WriteOk {
+                    addr: 0x10,
+                    time: 0xAB_CDEF_0123
+                }
+            );
+            assert_eq!(tb.answer(kind::START, |_| {}), Message::StartOk);
+            let inj = tb.answer(kind::INJECT, |f| f.inj_done.next = 32.into());
+            assert_eq!(inj, Message::InjectOk { count: 32 });
+            for code in 1..=5u64 {
+                let e = tb.answer(kind::ERROR, |f| {
+                    f.command.next = 0x42.into();
+                    f.err_code.next = code.to_bits();
+                });
+                assert_eq!(
+                    e,
+                    Message::Error {
+                        cmd: 0x42,
+                        code: code as u8
+                    }
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_answer_goes_first_then_verdicts_then_departures_in_order() {
+        let mut tb = Tb::new(every_third);
+        tb.f.resp_kind.next = kind::START.to_bits();
+        tb.f.resp_pending.next = false;
+        // A verdict frame is on its way when the rest arrives; then the answer goes first.
+        let t0 = tb.cycle;
+        tb.step(Event::Verdict(1, 0, false));
+        tb.step(Event::Depart(7, 1500, 2, true, true, 0x12_3456_789A));
+        tb.step(Event::Verdict(0xBEEF, 3, true));
+        tb.step(Event::Verdict(0x0102, 1, false));
+        tb.f.resp_pending.next = true;
+        for _ in 0..2000 {
+            tb.step(Event::None);
+        }
+        let got: Vec<Message> = tb
+            .frames
+            .iter()
+            .map(|f| Message::decode(f).unwrap())
+            .collect();
+        let verdict = |tag, code, queue, c: u64| Message::Verdict {
+            tag,
+            code,
+            queue,
+            time: c * NSPC,
+        };
+        assert_eq!(
+            got,
+            vec![
+                verdict(1, 0, 0, t0),
+                Message::StartOk,
+                verdict(0xBEEF, 3, 1, t0 + 2),
+                verdict(0x0102, 1, 0, t0 + 3),
+                Message::Depart {
+                    tag: 7,
+                    len: 1500,
+                    ecn: 2,
+                    dropped: true,
+                    queue: 1,
+                    sojourn_ns: 0x12_3456_789A
+                },
+            ]
+        );
+        assert_eq!(tb.sent, 1);
+        assert_eq!(
+            tb.f.verdict_count.val().to_u64() + tb.f.depart_count.val().to_u64(),
+            0
+        );
+    }
+
+    #[test]
+    fn events_wait_in_their_fifos_while_the_uart_is_stalled() {
+        let mut tb = Tb::new(|c| c > 400);
+        for k in 0..20u16 {
+            tb.step(Event::Verdict(k, 0, false));
+            tb.step(Event::Depart(k, 100 + k, 0, false, false, k as u64));
+        }
+        // The heads of both stay (one verdict frame is in progress at most).
+        settle(&mut tb.f);
+        assert!(tb.f.verdict_count.val().to_u64() >= 19);
+        assert_eq!(tb.f.depart_count.val().to_u64(), 20);
+        while tb.cycle < 400 + 40 * 30 * 3 {
+            tb.step(Event::None);
+        }
+        let got: Vec<Message> = tb
+            .frames
+            .iter()
+            .map(|f| Message::decode(f).unwrap())
+            .collect();
+        assert_eq!(got.len(), 40);
+        for (k, m) in got[..20].iter().enumerate() {
+            assert!(
+                matches!(m, Message::Verdict { tag, .. } if *tag as usize == k),
+                "{m:?}"
+            );
+        }
+        for (k, m) in got[20..].iter().enumerate() {
+            assert!(
+                matches!(m, Message::Depart { tag, len, .. } if *tag as usize == k && *len as usize == 100 + k),
+                "{m:?}"
+            );
+        }
+    }
+}
