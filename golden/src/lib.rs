@@ -2,7 +2,8 @@
 //!
 //! - [`pie`] and [`dualpi2`]: the fixed-point algorithms of `spec/pie.md` and `spec/dualpi2.md` as pure
 //!   functions, plus cycle-accurate models of the hardware cores that the RTL is checked against.
-//! - [`reference`]: tail drop, RED, CoDel and FQ-CoDel for comparison in the network simulator.
+//! - [`reference`]: tail drop, RED, CoDel, FQ-CoDel, CAKE and DOCSIS-PIE for comparison in the network
+//!   simulator.
 //! - [`hw`]: what the cycle-accurate core models share (ports, queue, link model).
 //! - [`prng`]: the hardware's random generator, bit for bit.
 //! - [`trace`]: the controller trace format and its replayer.
@@ -18,4 +19,6 @@ pub mod trace;
 pub mod types;
 
 pub use aqm::Aqm;
-pub use types::{Admission, Departure, DropReason, Dropped, Ecn, MarkReason, Packet, QueueId};
+pub use types::{
+    Admission, Departure, DropReason, Dropped, Ecn, Header, MarkReason, Packet, QueueId,
+};
