@@ -190,6 +190,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 registry
                     .available()
                     .iter()
+                    .filter(|n| !aqm_netsim::registry::WRAPPERS.contains(&n.as_str()))
                     .map(|n| AqmSpec::parse(n))
                     .collect::<Result<_, _>>()?
             };
