@@ -439,6 +439,8 @@ pub fn named(name: &str) -> Option<Scenario> {
                 "taildrop",
                 "fq_codel",
                 "fq_codel:target=1ms",
+                "htb:rate=9500Mbit,qdisc=fq_codel",
+                "htb:rate=9500Mbit,qdisc=fq_codel,target=1ms",
                 "cake",
                 "cake:bandwidth=9500Mbit",
                 "pie",
