@@ -803,9 +803,9 @@ impl Scenario {
 
 /// A byte count for a label: `32MB`, `1500kB`, `800B`.
 fn format_bytes(b: u64) -> String {
-    if b >= 1_000_000 && b % 1_000_000 == 0 {
+    if b >= 1_000_000 && b.is_multiple_of(1_000_000) {
         format!("{}MB", b / 1_000_000)
-    } else if b >= 1000 && b % 1000 == 0 {
+    } else if b >= 1000 && b.is_multiple_of(1000) {
         format!("{}kB", b / 1000)
     } else {
         format!("{b}B")

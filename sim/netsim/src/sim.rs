@@ -740,7 +740,7 @@ impl<'a> Simulation<'a> {
     }
 
     /// A packet off the AQM's link reaches the downstream FIFO: queued, or dropped if it is full.
-    fn to_port(&mut self, p: OnLink, d: Downstream) -> Result<(), ConservationError> {
+    fn enter_port(&mut self, p: OnLink, d: Downstream) -> Result<(), ConservationError> {
         let Some(&mut m) = self.meta.get_mut(p.id) else {
             return Err(ConservationError(format!(
                 "packet {} entering the port has no record",
@@ -804,7 +804,7 @@ impl<'a> Simulation<'a> {
                 "the port finished a packet it was not sending".into(),
             ));
         };
-        self.into_delay_line(p)?;
+        self.enter_delay_line(p)?;
         self.start_port(d)
     }
 
@@ -817,14 +817,14 @@ impl<'a> Simulation<'a> {
             ));
         };
         match self.spec.downstream {
-            Some(d) => self.to_port(p, d)?,
-            None => self.into_delay_line(p)?,
+            Some(d) => self.enter_port(p, d)?,
+            None => self.enter_delay_line(p)?,
         }
         self.start_link()
     }
 
     /// A packet leaves the last link and enters its flow's delay line.
-    fn into_delay_line(&mut self, p: OnLink) -> Result<(), ConservationError> {
+    fn enter_delay_line(&mut self, p: OnLink) -> Result<(), ConservationError> {
         let OnLink { id, ce } = p;
         let Some(&mut m) = self.meta.get_mut(id) else {
             return Err(ConservationError(format!(
