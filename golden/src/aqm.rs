@@ -6,7 +6,7 @@
 //! periodic work (PIE's and DualPI2's controllers) runs every update that fell due up to `now_ns` before it
 //! handles the call, at the time the update was due, so the result does not depend on how often it is called.
 
-use crate::types::{Admission, Departure, Dropped, Packet};
+use crate::types::{Admission, Departure, Dropped, Header, Packet};
 
 /// A bottleneck queue discipline.
 pub trait Aqm: Send {
@@ -15,6 +15,18 @@ pub trait Aqm: Send {
 
     /// A packet arrives at `now_ns`.
     fn enqueue(&mut self, now_ns: u64, pkt: Packet) -> Admission;
+
+    /// A packet arrives at `now_ns` with the IP-header fields a classifier may read. AQMs that do not look
+    /// at them keep the default, which is [`Aqm::enqueue`].
+    fn enqueue_with_header(&mut self, now_ns: u64, pkt: Packet, _header: &Header) -> Admission {
+        self.enqueue(now_ns, pkt)
+    }
+
+    /// When `dequeue` answered `None` while packets are queued (a shaper holding them back), the earliest
+    /// time the link should ask again, ns. Unshaped AQMs keep the default, `None`.
+    fn next_dequeue_ns(&self) -> Option<u64> {
+        None
+    }
 
     /// The link is free at `now_ns` and asks for a packet. Packets the AQM drops at dequeue on the way are
     /// appended to `drops`. `None` means the queue is empty.

@@ -2,7 +2,8 @@
 //!
 //! - [`pie`] and [`dualpi2`]: the fixed-point algorithms of `spec/pie.md` and `spec/dualpi2.md` as pure
 //!   functions, plus cycle-accurate models of the hardware cores that the RTL is checked against.
-//! - [`reference`]: tail drop, RED, CoDel and FQ-CoDel for comparison in the network simulator.
+//! - [`reference`]: tail drop, RED, CoDel, FQ-CoDel, CAKE and DOCSIS-PIE for comparison in the network
+//!   simulator.
 //! - [`hw`]: what the cycle-accurate core models share (ports, queue, link model, the register-map row
 //!   with its tc option) and each core's kind.
 //! - [`params`]: the parameter range check both cores use; [`units`]: tc's durations, rates and sizes.
@@ -22,4 +23,6 @@ pub mod types;
 pub mod units;
 
 pub use aqm::Aqm;
-pub use types::{Admission, Departure, DropReason, Dropped, Ecn, MarkReason, Packet, QueueId};
+pub use types::{
+    Admission, Departure, DropReason, Dropped, Ecn, Header, MarkReason, Packet, QueueId,
+};

@@ -62,6 +62,20 @@ pub struct Packet {
     pub ecn: Ecn,
 }
 
+/// IP-header fields some classifiers read besides the flow (CAKE's tins and host isolation). They travel
+/// beside the [`Packet`] descriptor, through [`crate::Aqm::enqueue_with_header`], so that the descriptor
+/// (and every adapter and hardware path built on it) is unchanged; `Header::default()` is a best-effort
+/// packet between host 0 and host 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Header {
+    /// The 6-bit DiffServ code point (the ToS byte >> 2).
+    pub dscp: u8,
+    /// Source host (stands in for the source address).
+    pub src_host: u32,
+    /// Destination host (stands in for the destination address).
+    pub dst_host: u32,
+}
+
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum DropReason {
@@ -71,9 +85,9 @@ pub enum DropReason {
     Early,
     /// RED's forced drop (average queue at or above max_th).
     Forced,
-    /// CoDel's control law dropped the packet at dequeue.
+    /// CoDel's control law (also CAKE's COBALT) dropped the packet at dequeue.
     Codel,
-    /// FQ-CoDel's over-limit drop from the fattest flow.
+    /// FQ-CoDel's (and CAKE's) over-limit drop from the fattest flow.
     FqOverlimit,
     /// DualPI2: a Classic packet dropped at dequeue (p_C = p'^2, or overload).
     Classic,
@@ -81,6 +95,10 @@ pub enum DropReason {
     LowLatency,
     /// DualPI2: the L queue's step threshold hit a Not-ECT packet.
     Step,
+    /// CAKE: COBALT's BLUE half dropped the packet at dequeue. (COBALT's CoDel half reports
+    /// [`DropReason::Codel`], and CAKE's over-limit drop from the longest queue
+    /// [`DropReason::FqOverlimit`], so that the simulator's tables keep their columns.)
+    Blue,
 }
 
 impl fmt::Display for DropReason {
@@ -94,6 +112,7 @@ impl fmt::Display for DropReason {
             DropReason::Classic => "classic",
             DropReason::LowLatency => "l",
             DropReason::Step => "step",
+            DropReason::Blue => "blue",
         })
     }
 }
@@ -105,7 +124,7 @@ pub enum MarkReason {
     Early,
     /// RED's forced mark (average at or above max_th).
     Forced,
-    /// CoDel (and FQ-CoDel) mark at dequeue.
+    /// CoDel (and FQ-CoDel, and CAKE's COBALT) mark at dequeue.
     Codel,
     /// DualPI2: Classic ECN packet marked with p_C = p'^2.
     Classic,
@@ -113,6 +132,8 @@ pub enum MarkReason {
     Coupled,
     /// DualPI2: L packet marked by the native step threshold.
     Step,
+    /// FQ-CoDel: an ECT packet whose sojourn exceeded `ce_threshold` (DCTCP-style marking).
+    CeThreshold,
 }
 
 impl fmt::Display for MarkReason {
@@ -124,6 +145,7 @@ impl fmt::Display for MarkReason {
             MarkReason::Classic => "classic",
             MarkReason::Coupled => "coupled",
             MarkReason::Step => "step",
+            MarkReason::CeThreshold => "ce-threshold",
         })
     }
 }

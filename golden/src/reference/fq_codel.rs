@@ -7,8 +7,11 @@
 
 use super::codel::{CodelParams, CodelSource, CodelVars};
 use super::MTU;
-use crate::types::{Admission, Departure, DropReason, Dropped, Packet, QueueId};
+use crate::types::{
+    Admission, Departure, DropReason, Dropped, Ecn, Header, MarkReason, Packet, QueueId,
+};
 use crate::Aqm;
+use std::collections::HashMap;
 use std::collections::VecDeque;
 
 /// Parameters of [`FqCodel`].
@@ -32,6 +35,13 @@ pub struct FqCodelParams {
     pub ecn: bool,
     /// CoDel's "backlog within one MTU" guard, bytes (over the whole qdisc). Default 1514.
     pub mtu: u32,
+    /// `ce_threshold`: CE-mark every ECT packet that leaves with a sojourn above this, ns (DCTCP-style
+    /// marking for scalable flows, RFC 9330 section 5.2). Default off.
+    pub ce_threshold_ns: Option<u64>,
+    /// `ce_threshold_selector`/mask: only packets whose ToS byte (DSCP << 2 | ECN), masked, equals the
+    /// selector are subject to `ce_threshold`. Mask 0 (the default): every packet is.
+    pub ce_threshold_selector: u8,
+    pub ce_threshold_mask: u8,
 }
 
 impl Default for FqCodelParams {
@@ -46,6 +56,9 @@ impl Default for FqCodelParams {
             interval_ns: 100_000_000,
             ecn: true,
             mtu: MTU,
+            ce_threshold_ns: None,
+            ce_threshold_selector: 0,
+            ce_threshold_mask: 0,
         }
     }
 }
@@ -111,6 +124,8 @@ pub struct FqCodel {
     key: u64,
     /// Queued packets dropped by the last enqueue, reported through `take_pushed_out`.
     pushed_out: Vec<Dropped>,
+    /// DSCP of queued packets by id, kept only when the ce_threshold selector looks at DSCP bits.
+    dscp: HashMap<u64, u8>,
 }
 
 impl FqCodel {
@@ -138,8 +153,23 @@ impl FqCodel {
             total_bytes: 0,
             key: mix64(seed ^ 0x6671_636F_6465_6C00),
             pushed_out: Vec::new(),
+            dscp: HashMap::new(),
             params,
         }
+    }
+
+    /// Does `ce_threshold` apply to a departing packet with this DSCP? ECT only, and its ToS byte must
+    /// match the selector under the mask.
+    fn ce_threshold_applies(&self, pkt: &Packet, dscp: u8) -> bool {
+        if !matches!(pkt.ecn, Ecn::Ect0 | Ecn::Ect1) {
+            return false;
+        }
+        let tos = dscp << 2 | pkt.ecn.bits();
+        tos & self.params.ce_threshold_mask == self.params.ce_threshold_selector
+    }
+
+    fn keeps_dscp(&self) -> bool {
+        self.params.ce_threshold_ns.is_some() && self.params.ce_threshold_mask & 0xfc != 0
     }
 
     /// The bucket a flow hashes to: a keyed 64-bit hash scaled onto 0..flows (as Linux's
@@ -184,6 +214,22 @@ impl FqCodel {
 impl Aqm for FqCodel {
     fn name(&self) -> String {
         "fq_codel".into()
+    }
+
+    fn enqueue_with_header(&mut self, now_ns: u64, pkt: Packet, header: &Header) -> Admission {
+        if self.keeps_dscp() && header.dscp != 0 {
+            self.dscp.insert(pkt.id, header.dscp);
+        }
+        let a = self.enqueue(now_ns, pkt);
+        if self.keeps_dscp() {
+            if a == Admission::Dropped(DropReason::FqOverlimit) {
+                self.dscp.remove(&pkt.id);
+            }
+            for d in &self.pushed_out {
+                self.dscp.remove(&d.pkt.id);
+            }
+        }
+        a
     }
 
     fn enqueue(&mut self, now_ns: u64, pkt: Packet) -> Admission {
@@ -244,8 +290,21 @@ impl Aqm for FqCodel {
             let out = vars.dequeue(&self.codel, now_ns, &mut src, drops);
             b.vars = vars;
             match out {
-                Some(d) => {
+                Some(mut d) => {
                     b.deficit -= i64::from(d.pkt.len);
+                    let mut dscp = 0;
+                    if self.keeps_dscp() {
+                        for x in drops.iter() {
+                            self.dscp.remove(&x.pkt.id);
+                        }
+                        dscp = self.dscp.remove(&d.pkt.id).unwrap_or(0);
+                    }
+                    if let Some(th) = self.params.ce_threshold_ns {
+                        if d.sojourn_ns > th && self.ce_threshold_applies(&d.pkt, dscp) {
+                            d.pkt.ecn = Ecn::Ce;
+                            d.mark = Some(MarkReason::CeThreshold);
+                        }
+                    }
                     return Some(d);
                 }
                 None => {
@@ -458,6 +517,86 @@ mod tests {
         let d = q.dequeue(200 * MS, &mut drops).unwrap();
         assert!(drops.is_empty());
         assert_eq!(d.mark, Some(crate::types::MarkReason::Codel));
+    }
+
+    fn ect_backlog(q: &mut FqCodel, ecn: crate::types::Ecn, dscp: u8) {
+        for i in 0..20 {
+            let mut p = pkt(i, 3, 1500);
+            p.ecn = ecn;
+            q.enqueue_with_header(
+                0,
+                p,
+                &Header {
+                    dscp,
+                    ..Header::default()
+                },
+            );
+        }
+    }
+
+    #[test]
+    fn ce_threshold_marks_ect_packets_whose_sojourn_exceeds_it_long_before_codel_would() {
+        let params = FqCodelParams {
+            ce_threshold_ns: Some(MS),
+            ..FqCodelParams::default()
+        };
+        let mut q = FqCodel::new(params, 1);
+        ect_backlog(&mut q, Ecn::Ect1, 0);
+        let mut drops = Vec::new();
+        // 0.5 ms: below the threshold; 2 ms: above it (and far below CoDel's 5 ms target).
+        assert_eq!(q.dequeue(MS / 2, &mut drops).unwrap().mark, None);
+        let d = q.dequeue(2 * MS, &mut drops).unwrap();
+        assert_eq!(
+            (d.mark, d.pkt.ecn),
+            (Some(MarkReason::CeThreshold), Ecn::Ce)
+        );
+        // Not-ECT packets are never marked (and not dropped for it).
+        let mut q = FqCodel::new(params, 1);
+        ect_backlog(&mut q, Ecn::NotEct, 0);
+        assert_eq!(q.dequeue(2 * MS, &mut drops).unwrap().mark, None);
+        assert!(drops.is_empty());
+        // Off by default.
+        let mut q = FqCodel::new(FqCodelParams::default(), 1);
+        ect_backlog(&mut q, Ecn::Ect1, 0);
+        assert_eq!(q.dequeue(2 * MS, &mut drops).unwrap().mark, None);
+    }
+
+    #[test]
+    fn ce_threshold_selector_limits_marking_to_matching_tos_bytes() {
+        // Linux's usual L4S setting: selector 0x01/0x01, ECT(1) only.
+        let params = FqCodelParams {
+            ce_threshold_ns: Some(MS),
+            ce_threshold_selector: 0x01,
+            ce_threshold_mask: 0x01,
+            ..FqCodelParams::default()
+        };
+        let mut drops = Vec::new();
+        for (ecn, marked) in [(Ecn::Ect1, true), (Ecn::Ect0, false)] {
+            let mut q = FqCodel::new(params, 1);
+            ect_backlog(&mut q, ecn, 0);
+            assert_eq!(
+                q.dequeue(2 * MS, &mut drops).unwrap().mark.is_some(),
+                marked,
+                "{ecn}"
+            );
+        }
+        // A DSCP selector: EF (46 << 2 = 0xb8) under mask 0xfc.
+        let params = FqCodelParams {
+            ce_threshold_ns: Some(MS),
+            ce_threshold_selector: 0xb8,
+            ce_threshold_mask: 0xfc,
+            ..FqCodelParams::default()
+        };
+        for (dscp, marked) in [(46, true), (0, false)] {
+            let mut q = FqCodel::new(params, 1);
+            ect_backlog(&mut q, Ecn::Ect0, dscp);
+            assert_eq!(
+                q.dequeue(2 * MS, &mut drops).unwrap().mark.is_some(),
+                marked,
+                "{dscp}"
+            );
+            assert_eq!(q.dscp.len(), if dscp == 0 { 0 } else { 19 });
+        }
     }
 
     #[test]

@@ -1,17 +1,24 @@
-//! Software reference AQMs (tail drop, RED, CoDel, FQ-CoDel): see spec/reference-aqms.md.
+//! Software reference AQMs (tail drop, RED, CoDel, FQ-CoDel, CAKE, DOCSIS-PIE): see spec/reference-aqms.md
+//! and golden/REFERENCE-AQMS.md.
 //!
 //! Each one implements [`crate::Aqm`] so that the network simulator can put it in front of the link like
 //! the fixed-point PIE and DualPI2 models. These run in software only; they follow their RFCs and the
 //! Linux v6.12 defaults, in floating point where Linux uses fixed point (noted where it matters).
 
+pub mod cake;
 pub mod codel;
+pub mod docsis_pie;
 pub mod fq_codel;
 pub mod red;
+pub mod shaper;
 pub mod taildrop;
 
+pub use cake::{Cake, CakeParams};
 pub use codel::{Codel, CodelParams};
+pub use docsis_pie::{DocsisPie, DocsisPieParams};
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use red::{Red, RedParams};
+pub use shaper::{TokenBucket, TokenBucketParams};
 pub use taildrop::{TailDrop, TailDropParams};
 
 use crate::types::Packet;

@@ -20,6 +20,10 @@ pub enum Event {
     Source(u32),
     /// Statistics checkpoint `.0`.
     Checkpoint(u32),
+    /// The AQM's shaper may let a packet go now.
+    Wake,
+    /// The downstream port's link finished sending its packet.
+    PortDone,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

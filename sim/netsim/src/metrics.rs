@@ -15,7 +15,8 @@ pub struct Conservation {
     pub dropped: u64,
     /// Packets in the AQM at the end.
     pub queued: u64,
-    /// Packets being sent on the link at the end (0 or 1).
+    /// Packets being sent on the link at the end (0 or 1), or, on a two-queue path, anywhere between the
+    /// AQM and the delay line (the AQM's link, the downstream FIFO and its link).
     pub on_link: u64,
     /// Packets in the delay line after the link at the end.
     pub in_transit: u64,
@@ -74,6 +75,11 @@ pub struct RunMetrics {
     pub drops: BTreeMap<String, u64>,
     /// CE marks by AQM reason.
     pub marks: BTreeMap<String, u64>,
+    /// Peak bytes queued at the AQM and in the downstream port's FIFO, kB (scenarios that ask for them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_qdisc_kb: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peak_port_kb: Option<f64>,
     /// Retransmission timeouts of the long flows over the whole run.
     pub timeouts_long: u64,
     /// Events the simulator handled.
@@ -122,6 +128,15 @@ impl RunMetrics {
             .into_iter()
             .map(|(k, v)| (k.to_string(), v)),
         );
+        // Only where a scenario asked for them, so that other tables keep their columns.
+        for (k, v) in [
+            ("peak_qdisc_kb", self.peak_qdisc_kb),
+            ("peak_port_kb", self.peak_port_kb),
+        ] {
+            if v.is_some() {
+                c.push((k.to_string(), v));
+            }
+        }
         c.extend(
             self.goodput_mbps
                 .iter()

@@ -366,6 +366,10 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
             "long flows"
         } else if sweep.duration.is_some() {
             "duration (s)"
+        } else if sweep.port_bytes.is_some() {
+            "port buffer (MB)"
+        } else if sweep.tunnel.is_some() {
+            "tunnel (0 off, 1 on)"
         } else {
             "nominal RTT (ms)"
         };
@@ -463,6 +467,64 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
                 series,
             }),
         ));
+    }
+    // Two-queue and tunnel scenarios: latency p50/p99 per AQM and the throughput beside it.
+    let sc = &report.scenario;
+    let wants_bars = sc.downstream.is_some()
+        || sc.tunnel
+        || sc.sweep.as_ref().is_some_and(|s| s.tunnel.is_some());
+    for (point, _) in points.iter().filter(|_| wants_bars) {
+        let suffix = if point.is_empty() {
+            String::new()
+        } else {
+            format!("_{}", slug(point))
+        };
+        let title_point = if point.is_empty() {
+            String::new()
+        } else {
+            format!(", {point}")
+        };
+        let probe = report
+            .aqms
+            .iter()
+            .any(|a| value(point, a, "probe_p50_ms").is_some());
+        let (p50, p99, who) = if probe {
+            ("probe_p50_ms", "probe_p99_ms", "probe")
+        } else {
+            ("delay_p50_ms", "delay_p99_ms", "long flows")
+        };
+        let col = |c: &str| -> Vec<f64> {
+            report
+                .aqms
+                .iter()
+                .map(|a| value(point, a, c).unwrap_or(0.0))
+                .collect()
+        };
+        charts.push((
+            format!("latency{suffix}"),
+            Chart::Bars(BarChart {
+                title: format!("{name}: queueing delay of the {who}{title_point}"),
+                y_label: "queueing delay (ms)".into(),
+                groups: report.aqms.clone(),
+                series: vec![("p50".into(), col(p50)), ("p99".into(), col(p99))],
+            }),
+        ));
+        let goodput: Vec<(String, Vec<f64>)> = ["reno", "cubic", "scalable"]
+            .iter()
+            .map(|k| (k.to_string(), col(&format!("goodput.{k}_mbps"))))
+            .filter(|(_, v)| v.iter().any(|&x| x > 0.0))
+            .collect();
+        if !goodput.is_empty() {
+            charts.push((
+                format!("throughput{suffix}"),
+                Chart::Bars(BarChart {
+                    title: format!("{name}: bulk goodput{title_point}"),
+                    y_label: "goodput (Mbit/s)".into(),
+                    groups: report.aqms.clone(),
+                    series: goodput,
+                }),
+            ));
+        }
     }
     let mut written = Vec::new();
     for (file, chart) in &charts {

@@ -14,8 +14,11 @@
 //! `Registry::with_builtins()` before calling [`crate::run_scenario`].
 
 use crate::units::{parse_bool, parse_duration_ns, parse_rate_bps};
+use aqm_golden::reference::cake::config::{rtt_preset, ACK_FILTER_LEFT_OUT};
+use aqm_golden::reference::cake::{Diffserv, FlowMode};
 use aqm_golden::reference::{
-    Codel, CodelParams, FqCodel, FqCodelParams, Red, RedParams, TailDrop, TailDropParams,
+    Cake, CakeParams, Codel, CodelParams, DocsisPie, DocsisPieParams, FqCodel, FqCodelParams, Red,
+    RedParams, TailDrop, TailDropParams, TokenBucket, TokenBucketParams,
 };
 use aqm_golden::Aqm;
 use std::fmt;
@@ -98,6 +101,10 @@ impl fmt::Display for AqmSpec {
         Ok(())
     }
 }
+
+/// Built-in AQMs that wrap another and need parameters to mean anything (`htb:rate=..,qdisc=..`):
+/// left out when a scenario runs "every available AQM".
+pub const WRAPPERS: [&str; 1] = ["htb"];
 
 /// What a factory knows about the run it makes an AQM for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -310,7 +317,8 @@ impl Registry {
         );
         r.register(
             "fq_codel",
-            "FQ-CoDel (RFC 8290); flows, quantum, limit, memory_limit, drop_batch, target, interval, ecn, mtu",
+            "FQ-CoDel (RFC 8290); flows, quantum, limit, memory_limit, drop_batch, target, interval, ecn, mtu, \
+             ce_threshold, ce_threshold_selector (VALUE/MASK)",
             fq_codel,
         );
         r.alias("fq-codel", "fq_codel");
@@ -351,6 +359,30 @@ impl Registry {
             "dualpi2 (hw)",
             "DualPI2, the Verilated hardware core itself; same parameters as dualpi2",
             "aqm-netsim was built without its hw feature",
+        );
+        r.register(
+            "cake",
+            "CAKE (tc-cake(8)): COBALT, set-associative flow queues, host isolation, DiffServ tins, deficit \
+             shaper; bandwidth (RATE or unlimited), rtt (TIME or a preset: datacentre .. interplanetary), \
+             isolation (flowblind, srchost, dsthost, hosts, flows, dual-srchost, dual-dsthost, \
+             triple-isolate), diffserv (besteffort, diffserv3, diffserv4, diffserv8, precedence), \
+             overhead (N or a keyword: raw, ethernet, docsis, pppoe-ptm, pppoe-llcsnap, conservative, ..), \
+             mpu, atm (atm, ptm, noatm), wash, ingress, memlimit, limit",
+            cake,
+        );
+        r.register(
+            "docsis_pie",
+            "DOCSIS-PIE (RFC 8034), floating point; delay from the configured rate: rate (default: the \
+             link's), target, tupdate, alpha, beta, max_burst, limit_bytes, ecn",
+            docsis_pie,
+        );
+        r.alias("docsis-pie", "docsis_pie");
+        r.register(
+            "htb",
+            "an HTB-like token-bucket shaper in front of another AQM: rate (default: the link's), burst \
+             (bytes), qdisc (the inner AQM's name, default fq_codel); every other parameter goes to the \
+             inner AQM",
+            htb,
         );
         r
     }
@@ -696,6 +728,7 @@ fn codel(_: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryErr
 fn fq_codel(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
     let d = FqCodelParams::default();
     let (target_ns, interval_ns) = codel_times(p, d.target_ns, d.interval_ns)?;
+    let selector = ce_selector(p)?;
     Ok(Box::new(FqCodel::new(
         FqCodelParams {
             flows: p
@@ -715,9 +748,170 @@ fn fq_codel(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, Regist
             interval_ns,
             ecn: p.switch("ecn")?.unwrap_or(d.ecn),
             mtu: p.integer("mtu", 64, 65_535)?.map_or(d.mtu, |v| v as u32),
+            ce_threshold_ns: p.duration_ns("ce_threshold")?,
+            ce_threshold_selector: selector.0,
+            ce_threshold_mask: selector.1,
         },
         ctx.seed,
     )))
+}
+
+/// `ce_threshold_selector=VALUE/MASK` (bytes, decimal or 0x hex) as Linux's tc takes it.
+fn ce_selector(p: &mut Params) -> Result<(u8, u8), RegistryError> {
+    let Some(v) = p.take("ce_threshold_selector") else {
+        return Ok((0, 0));
+    };
+    let byte = |x: &str| {
+        let x = x.trim();
+        match x.strip_prefix("0x").or_else(|| x.strip_prefix("0X")) {
+            Some(h) => u8::from_str_radix(h, 16),
+            None => x.parse::<u8>(),
+        }
+        .map_err(|_| format!("{x:?} is not a byte (0..=255 or 0x00..=0xff)"))
+    };
+    let parsed = match v.split_once('/') {
+        Some((a, b)) => byte(a).and_then(|a| Ok((a, byte(b)?))),
+        None => Err("expected VALUE/MASK, e.g. 0x01/0x01 for ECT(1)".to_string()),
+    };
+    match parsed {
+        Ok((a, m)) if a & !m != 0 => Err(p.bad_value(
+            "ce_threshold_selector",
+            &v,
+            "the value has bits outside the mask",
+        )),
+        Ok(x) => Ok(x),
+        Err(why) => Err(p.bad_value("ce_threshold_selector", &v, why)),
+    }
+}
+
+fn cake(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
+    let mut c = CakeParams::default();
+    let keyword = |p: &Params, c: &mut CakeParams, key: &str, v: &str| {
+        c.apply_keyword(v)
+            .map_err(|e| p.bad_value(key, v, e.to_string()))
+    };
+    if let Some(v) = p.take("bandwidth") {
+        if v == "unlimited" {
+            c.bandwidth_bps = None;
+        } else {
+            c.bandwidth_bps = Some(
+                crate::units::parse_rate_bps(&v)
+                    .and_then(|b| {
+                        if b == 0 {
+                            Err("must be more than 0".into())
+                        } else {
+                            Ok(b)
+                        }
+                    })
+                    .map_err(|why| p.bad_value("bandwidth", &v, why))?,
+            );
+        }
+    }
+    if let Some(v) = p.take("rtt") {
+        let rtt = match rtt_preset(&v) {
+            Some(r) => r,
+            None => crate::units::parse_duration_ns(&v)
+                .and_then(|d| {
+                    if d == 0 {
+                        Err("must be more than 0".into())
+                    } else {
+                        Ok(d)
+                    }
+                })
+                .map_err(|why| p.bad_value("rtt", &v, format!("{why}, or a preset name")))?,
+        };
+        c.set_rtt(rtt);
+    }
+    for key in ["isolation", "diffserv", "atm"] {
+        if let Some(v) = p.take(key) {
+            let ok = match key {
+                "isolation" => FlowMode::from_word(&v).is_some(),
+                "diffserv" => Diffserv::from_word(&v).is_some(),
+                _ => ["atm", "ptm", "noatm"].contains(&v.as_str()),
+            };
+            if !ok {
+                return Err(p.bad_value(key, &v, format!("not a {key} keyword")));
+            }
+            keyword(p, &mut c, key, &v)?;
+        }
+    }
+    if let Some(v) = p.take("overhead") {
+        match v.parse::<i32>() {
+            Ok(n) => c.set_overhead(n),
+            Err(_) => keyword(p, &mut c, "overhead", &v)?,
+        }
+    }
+    if let Some(m) = p.integer("mpu", 0, 256)? {
+        c.mpu = m as u32;
+    }
+    if let Some(w) = p.switch("wash")? {
+        c.wash = w;
+    }
+    if let Some(i) = p.switch("ingress")? {
+        c.ingress = i;
+    }
+    if let Some(m) = p.integer("memlimit", 1, 1 << 40)? {
+        c.memlimit = Some(m);
+    }
+    c.limit = limit(p, c.limit)?;
+    for key in ["ack-filter", "ack_filter"] {
+        if let Some(v) = p.take(key) {
+            return Err(p.bad_value(key, &v, ACK_FILTER_LEFT_OUT));
+        }
+    }
+    Ok(Box::new(Cake::new(c, ctx.seed).map_err(|e| {
+        RegistryError::Failed {
+            name: "cake".into(),
+            why: e.to_string(),
+        }
+    })?))
+}
+
+fn docsis_pie(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
+    let rate = p.rate_bps("rate")?.unwrap_or(ctx.link_rate_bps);
+    let mut d = DocsisPieParams::at_rate(rate);
+    d.target_ns = p.duration_ns("target")?.unwrap_or(d.target_ns);
+    d.tupdate_ns = p.duration_ns("tupdate")?.unwrap_or(d.tupdate_ns);
+    d.alpha = p.real("alpha", 0.0, 100.0)?.unwrap_or(d.alpha);
+    d.beta = p.real("beta", 0.0, 100.0)?.unwrap_or(d.beta);
+    d.max_burst_ns = p.duration_ns("max_burst")?.unwrap_or(d.max_burst_ns);
+    d.limit_bytes = p.integer("limit_bytes", 3000, 1 << 40)?.or(d.limit_bytes);
+    d.ecn = p.switch("ecn")?.unwrap_or(d.ecn);
+    Ok(Box::new(DocsisPie::new(d, ctx.seed).map_err(|why| {
+        RegistryError::Failed {
+            name: "docsis_pie".into(),
+            why,
+        }
+    })?))
+}
+
+/// The token-bucket shaper around another AQM, which is made by this registry's built-ins with the rest
+/// of the parameters and a link rate of the shaper's.
+fn htb(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
+    let rate = p.rate_bps("rate")?.unwrap_or(ctx.link_rate_bps);
+    let mut tb = TokenBucketParams::at_rate(rate);
+    if let Some(b) = p.integer("burst", 64, 1 << 32)? {
+        tb.burst_bytes = b;
+    }
+    let inner_name = p.take("qdisc").unwrap_or_else(|| "fq_codel".into());
+    if inner_name == "htb" {
+        return Err(p.bad_value("qdisc", &inner_name, "htb cannot be nested in htb"));
+    }
+    let inner = AqmSpec {
+        name: inner_name,
+        params: p.take_rest(),
+    };
+    let inner_ctx = FactoryContext {
+        seed: ctx.seed,
+        link_rate_bps: rate,
+    };
+    let q = Registry::with_builtins().create(&inner, &inner_ctx)?;
+    Ok(Box::new(TokenBucket::new(tb, q).map_err(|why| {
+        RegistryError::Failed {
+            name: "htb".into(),
+            why,
+        }
+    })?))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! is a "point" with its own runs. `aqm-netsim show NAME` prints a named scenario as TOML to start from.
 
 use crate::cc::CcKind;
-use crate::sim::{RunSpec, Traffic};
+use crate::sim::{Downstream, RunSpec, Traffic};
 use crate::tcp::EcnMode;
 use crate::units::{Duration, Rate};
 use serde::{Deserialize, Serialize};
@@ -20,7 +20,7 @@ pub struct Scenario {
     pub name: String,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub description: String,
-    /// Bottleneck rate.
+    /// Rate of the link the AQM feeds: the bottleneck, unless a `downstream` port follows it.
     pub rate: Rate,
     /// Nominal base RTT of the flows that do not give their own.
     pub rtt: Duration,
@@ -49,6 +49,26 @@ pub struct Scenario {
     /// AQM parameter sweeps, `[aqm_sweep.codel] target = ["1ms", "5ms"]` (see [`crate::sweep`]).
     #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
     pub aqm_sweep: toml::Table,
+    /// A second queue after the AQM's link (a modem or switch port): the two-queue path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downstream: Option<Port>,
+    /// Every flow shares one 5-tuple (a tunnel), so flow queuing cannot tell them apart.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub tunnel: bool,
+    /// Report the peak queue in bytes at the AQM and at the port.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub peak_queue: bool,
+}
+
+/// A downstream port: its link rate and its FIFO's size, in packets or bytes (or both).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Port {
+    pub rate: Rate,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_packets: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_bytes: Option<u64>,
 }
 
 fn default_seeds() -> Vec<u64> {
@@ -134,6 +154,12 @@ pub struct Sweep {
     /// The nominal RTT (and that of every group).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rtt: Option<Vec<Duration>>,
+    /// The downstream port's FIFO size in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port_bytes: Option<Vec<u64>>,
+    /// Without and with the tunnel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tunnel: Option<Vec<bool>>,
 }
 
 /// One point of a scenario: its label (empty without a sweep) and its run.
@@ -184,11 +210,14 @@ fn base(
         flows: Vec::new(),
         sweep: None,
         aqm_sweep: toml::Table::new(),
+        downstream: None,
+        tunnel: false,
+        peak_queue: false,
     }
 }
 
 /// Names of the built-in scenarios, in the order of spec/scenarios.md.
-pub const NAMED: [&str; 8] = [
+pub const NAMED: [&str; 11] = [
     "mix",
     "rate-sweep",
     "flow-sweep",
@@ -197,7 +226,25 @@ pub const NAMED: [&str; 8] = [
     "lab",
     "l4s",
     "unresponsive",
+    "gateway",
+    "shared-10g",
+    "l4s-fq",
 ];
+
+fn l4s_flows() -> Vec<FlowGroup> {
+    vec![
+        FlowGroup::Scalable {
+            count: 1,
+            rtt: None,
+        },
+        reno(1),
+        FlowGroup::Cubic {
+            count: 1,
+            ecn: false,
+            rtt: None,
+        },
+    ]
+}
 
 /// A built-in scenario by name.
 pub fn named(name: &str) -> Option<Scenario> {
@@ -315,18 +362,7 @@ pub fn named(name: &str) -> Option<Scenario> {
                 60,
                 10,
             );
-            s.flows = vec![
-                FlowGroup::Scalable {
-                    count: 1,
-                    rtt: None,
-                },
-                reno(1),
-                FlowGroup::Cubic {
-                    count: 1,
-                    ecn: false,
-                    rtt: None,
-                },
-            ];
+            s.flows = l4s_flows();
             s.sweep = Some(Sweep {
                 rtt: Some(vec![Duration(20 * MS), Duration(50 * MS)]),
                 ..Sweep::default()
@@ -345,6 +381,101 @@ pub fn named(name: &str) -> Option<Scenario> {
                 size: 1500,
                 rtt: None,
             });
+            s
+        }
+        "gateway" => {
+            let mut s = base(
+                "gateway",
+                "where the queue forms: a 1 Gbit/s gateway in front of a 20 Mbit/s modem with a 1000-packet \
+                 FIFO; 4 Reno flows and a probe, RTT 50 ms, 60 s",
+                1000,
+                50,
+                60,
+                10,
+            );
+            s.flows = vec![reno(4), probe(10, 100)];
+            s.downstream = Some(Port {
+                rate: Rate(20_000_000),
+                limit_packets: Some(1000),
+                limit_bytes: None,
+            });
+            s.peak_queue = true;
+            s.aqm = [
+                "taildrop",
+                "fq_codel",
+                "htb:rate=18Mbit,qdisc=fq_codel",
+                "cake:bandwidth=18Mbit",
+                "htb:rate=18Mbit,qdisc=docsis_pie",
+            ]
+            .map(String::from)
+            .to_vec();
+            s
+        }
+        "shared-10g" => {
+            let mut s = base(
+                "shared-10g",
+                "8 CUBIC flows and 200-byte requests every ms from a 25 Gbit/s host into a 10 Gbit/s switch \
+                 port with a deep buffer (32 MB) or a shrunk one (1 MB); RTT 2 ms, 30 s",
+                25_000,
+                2,
+                30,
+                5,
+            );
+            s.flows = vec![
+                FlowGroup::Cubic {
+                    count: 8,
+                    ecn: false,
+                    rtt: None,
+                },
+                probe(1, 200),
+            ];
+            s.downstream = Some(Port {
+                rate: Rate(10_000_000_000),
+                limit_packets: None,
+                limit_bytes: Some(32_000_000),
+            });
+            s.sweep = Some(Sweep {
+                port_bytes: Some(vec![32_000_000, 1_000_000]),
+                ..Sweep::default()
+            });
+            s.peak_queue = true;
+            s.aqm = [
+                "taildrop",
+                "fq_codel",
+                "fq_codel:target=1ms",
+                "htb:rate=9500Mbit,qdisc=fq_codel",
+                "htb:rate=9500Mbit,qdisc=fq_codel,target=1ms",
+                "cake",
+                "cake:bandwidth=9500Mbit",
+                "pie",
+                "dualpi2",
+            ]
+            .map(String::from)
+            .to_vec();
+            s
+        }
+        "l4s-fq" => {
+            let mut s = base(
+                "l4s-fq",
+                "the l4s traffic (scalable, Reno, CUBIC; 40 Mbit/s, RTT 20 ms) through DualPI2, FQ-CoDel with \
+                 ce_threshold and CAKE, with each flow its own 5-tuple and all in one tunnel",
+                40,
+                20,
+                60,
+                10,
+            );
+            s.flows = l4s_flows();
+            s.sweep = Some(Sweep {
+                tunnel: Some(vec![false, true]),
+                ..Sweep::default()
+            });
+            s.aqm = [
+                "dualpi2",
+                "fq_codel:ce_threshold=1ms,ce_threshold_selector=0x01/0x01",
+                "cake",
+            ]
+            .map(String::from)
+            .to_vec();
             s
         }
         _ => return None,
@@ -399,6 +530,17 @@ impl Scenario {
         }
         if self.flows.is_empty() {
             return err("flows", "needs at least one [[flows]] group");
+        }
+        if let Some(d) = &self.downstream {
+            if d.rate.0 < 1000 {
+                return err("downstream.rate", "must be at least 1kbit");
+            }
+            if d.limit_packets == Some(0) || d.limit_bytes.is_some_and(|b| b < 64) {
+                return err(
+                    "downstream",
+                    "limit_packets must be at least 1 and limit_bytes at least 64",
+                );
+            }
         }
         for (i, g) in self.flows.iter().enumerate() {
             let at = |key: &str| format!("flows[{i}].{key}");
@@ -456,18 +598,33 @@ impl Scenario {
                 sw.flows.is_some(),
                 sw.duration.is_some(),
                 sw.rtt.is_some(),
+                sw.port_bytes.is_some(),
+                sw.tunnel.is_some(),
             ];
             if set.iter().filter(|&&b| b).count() != 1 {
-                return err("sweep", "set exactly one of rate, flows, duration, rtt");
+                return err(
+                    "sweep",
+                    "set exactly one of rate, flows, duration, rtt, port_bytes, tunnel",
+                );
             }
             let empty = [
                 sw.rate.as_ref().is_some_and(Vec::is_empty),
                 sw.flows.as_ref().is_some_and(Vec::is_empty),
                 sw.duration.as_ref().is_some_and(Vec::is_empty),
                 sw.rtt.as_ref().is_some_and(Vec::is_empty),
+                sw.port_bytes.as_ref().is_some_and(Vec::is_empty),
+                sw.tunnel.as_ref().is_some_and(Vec::is_empty),
             ];
             if empty.contains(&true) {
                 return err("sweep", "the swept list is empty");
+            }
+            if let Some(v) = &sw.port_bytes {
+                if self.downstream.is_none() {
+                    return err("sweep.port_bytes", "there is no [downstream] port to size");
+                }
+                if v.iter().any(|&b| b < 64) {
+                    return err("sweep.port_bytes", "each size must be at least 64 bytes");
+                }
             }
             if sw.flows.is_some() && !self.flows.iter().any(FlowGroup::is_bulk) {
                 return err(
@@ -538,6 +695,31 @@ impl Scenario {
             Some(Sweep { rtt: Some(v), .. }) => v
                 .iter()
                 .map(|x| one(format!("rtt={x}"), x.0 as f64 / 1e6, r, None, d, x.0))
+                .collect(),
+            Some(Sweep {
+                port_bytes: Some(v),
+                ..
+            }) => v
+                .iter()
+                .map(|&b| {
+                    let mut p = one(format_bytes(b), b as f64 / 1e6, r, None, d, t);
+                    if let Some(ds) = p.spec.downstream.as_mut() {
+                        ds.limit_bytes = Some(b);
+                    }
+                    p.label = format!("port={}", format_bytes(b));
+                    p
+                })
+                .collect(),
+            Some(Sweep {
+                tunnel: Some(v), ..
+            }) => v
+                .iter()
+                .map(|&on| {
+                    let label = format!("tunnel={}", if on { "on" } else { "off" });
+                    let mut p = one(label, f64::from(u8::from(on)), r, None, d, t);
+                    p.spec.tunnel = on;
+                    p
+                })
                 .collect(),
             _ => vec![one(String::new(), 0.0, r, None, d, t)],
         }
@@ -611,7 +793,26 @@ impl Scenario {
                 .filter(|c| c.0 <= duration_ns)
                 .map(|c| (c.to_string(), c.0))
                 .collect(),
+            downstream: self.downstream.as_ref().map(|p| Downstream {
+                rate_bps: p.rate.0,
+                limit_packets: p.limit_packets,
+                limit_bytes: p.limit_bytes,
+            }),
+            tunnel: self.tunnel,
+            headers: Vec::new(),
+            track_peak_queue: self.peak_queue,
         }
+    }
+}
+
+/// A byte count for a label: `32MB`, `1500kB`, `800B`.
+fn format_bytes(b: u64) -> String {
+    if b >= 1_000_000 && b.is_multiple_of(1_000_000) {
+        format!("{}MB", b / 1_000_000)
+    } else if b >= 1000 && b.is_multiple_of(1000) {
+        format!("{}kB", b / 1000)
+    } else {
+        format!("{b}B")
     }
 }
 

@@ -12,7 +12,7 @@ use crate::hist::Histogram;
 use crate::metrics::{Conservation, RunMetrics, RunSamples};
 use crate::rng::SimRng;
 use crate::tcp::{Ack, EcnMode, Receiver, Send, Sender};
-use aqm_golden::{Admission, Aqm, DropReason, Dropped, Ecn, MarkReason, Packet, QueueId};
+use aqm_golden::{Admission, Aqm, DropReason, Dropped, Ecn, Header, MarkReason, Packet, QueueId};
 use std::collections::{BTreeMap, VecDeque};
 
 /// Long flows start at a random time in this first stretch of the run, ns.
@@ -50,10 +50,22 @@ pub enum Traffic {
     },
 }
 
+/// A second queue after the AQM's link: a modem or switch port with its own FIFO and (usually lower)
+/// rate. The AQM then sits at a host or gateway egress whose link runs at [`RunSpec::rate_bps`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Downstream {
+    /// The downstream link's rate, bit/s.
+    pub rate_bps: u64,
+    /// Its FIFO's limit in packets, if any.
+    pub limit_packets: Option<u64>,
+    /// Its FIFO's limit in bytes, if any.
+    pub limit_bytes: Option<u64>,
+}
+
 /// Everything one run needs, in simulator units.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSpec {
-    /// Bottleneck rate, bit/s.
+    /// Rate of the link the AQM feeds (the bottleneck, unless there is a `downstream` queue), bit/s.
     pub rate_bps: u64,
     /// Simulated time, ns.
     pub duration_ns: u64,
@@ -66,6 +78,23 @@ pub struct RunSpec {
     pub timeseries_bin_ns: Option<u64>,
     /// Compute Jain's index also at these times, ns (label, time).
     pub checkpoints: Vec<(String, u64)>,
+    /// A FIFO after the AQM's link (the two-queue path), if any.
+    pub downstream: Option<Downstream>,
+    /// All flows share one 5-tuple (a tunnel): the AQM sees one flow id; only the ECN field tells them
+    /// apart.
+    pub tunnel: bool,
+    /// IP-header fields (DSCP, hosts) of each traffic group's packets, by group index; missing groups get
+    /// `Header::default()`.
+    pub headers: Vec<Header>,
+    /// Report the peak queue in bytes, at the AQM and downstream.
+    pub track_peak_queue: bool,
+}
+
+impl RunSpec {
+    /// The rate of the path's narrowest link, bit/s.
+    pub fn bottleneck_bps(&self) -> u64 {
+        self.downstream.map_or(self.rate_bps, |d| d.rate_bps)
+    }
 }
 
 /// A run that broke packet conservation (or got an impossible answer from the AQM).
@@ -147,6 +176,7 @@ struct Transit {
 
 struct Flow {
     class: Class,
+    header: Header,
     rtt_ns: u64,
     len: u32,
     ecn: Ecn,
@@ -221,6 +251,7 @@ enum Source {
         interval_ns: u64,
     },
     Short {
+        group: usize,
         mean_gap_s: f64,
         packets: u32,
         rtt_ns: u64,
@@ -250,6 +281,17 @@ struct Stats {
     /// Per bin: (sum of delays ns, packets).
     bins: Vec<(u64, u64)>,
     jain_at: BTreeMap<String, f64>,
+    /// Peak bytes queued at the AQM and in the downstream FIFO.
+    peak_qdisc_bytes: u64,
+    peak_port_bytes: u64,
+}
+
+/// The downstream FIFO and its link.
+#[derive(Default)]
+struct Port {
+    fifo: VecDeque<OnLink>,
+    bytes: u64,
+    sending: Option<OnLink>,
 }
 
 /// The packet on the link.
@@ -273,6 +315,9 @@ pub struct Simulation<'a> {
     stats: Stats,
     sends: Vec<Send>,
     drops: Vec<Dropped>,
+    port: Port,
+    /// When a pending Wake event fires (the AQM's shaper asked to be polled then).
+    wake_at: Option<u64>,
 }
 
 /// Jain's fairness index of `x`; None if all are zero or there are none.
@@ -302,6 +347,8 @@ impl<'a> Simulation<'a> {
             stats: Stats::default(),
             sends: Vec::new(),
             drops: Vec::new(),
+            port: Port::default(),
+            wake_at: None,
         };
         for (g, t) in spec.traffic.iter().enumerate() {
             let mut rng = SimRng::new(seed, g as u64);
@@ -324,7 +371,7 @@ impl<'a> Simulation<'a> {
                             kind: cc,
                             scalable: ecn == EcnMode::Scalable,
                         };
-                        let f = sim.add_flow(class, rtt, spec.packet_size, code, start);
+                        let f = sim.add_flow(g, class, rtt, spec.packet_size, code, start);
                         sim.flows[f].tcp =
                             Some((Sender::new(Cc::new(cc), ecn, None), Receiver::default()));
                         sim.events.push(start, Event::Start(f as u32));
@@ -340,6 +387,7 @@ impl<'a> Simulation<'a> {
                     sim.add_source(
                         first,
                         Source::Short {
+                            group: g,
                             mean_gap_s,
                             packets,
                             rtt_ns,
@@ -352,7 +400,7 @@ impl<'a> Simulation<'a> {
                     size,
                     rtt_ns,
                 } => {
-                    let f = sim.add_flow(Class::Probe, rtt_ns, size, Ecn::NotEct, 0) as u32;
+                    let f = sim.add_flow(g, Class::Probe, rtt_ns, size, Ecn::NotEct, 0) as u32;
                     let phase = (rng.uniform() * interval_ns as f64) as u64;
                     sim.add_source(
                         phase,
@@ -367,7 +415,7 @@ impl<'a> Simulation<'a> {
                     size,
                     rtt_ns,
                 } => {
-                    let f = sim.add_flow(Class::Cbr, rtt_ns, size, Ecn::NotEct, 0) as u32;
+                    let f = sim.add_flow(g, Class::Cbr, rtt_ns, size, Ecn::NotEct, 0) as u32;
                     let interval_ns = (u64::from(size) * 8_000_000_000).div_ceil(rate_bps.max(1));
                     let phase = (rng.uniform() * interval_ns as f64) as u64;
                     sim.add_source(
@@ -386,9 +434,19 @@ impl<'a> Simulation<'a> {
         sim
     }
 
-    fn add_flow(&mut self, class: Class, rtt_ns: u64, len: u32, ecn: Ecn, start_ns: u64) -> usize {
+    fn add_flow(
+        &mut self,
+        group: usize,
+        class: Class,
+        rtt_ns: u64,
+        len: u32,
+        ecn: Ecn,
+        start_ns: u64,
+    ) -> usize {
+        let header = self.spec.headers.get(group).copied().unwrap_or_default();
         self.flows.push(Flow {
             class,
+            header,
             rtt_ns,
             len,
             ecn,
@@ -428,6 +486,8 @@ impl<'a> Simulation<'a> {
                 Event::Timer(f) => self.timer(f as usize)?,
                 Event::Start(f) => self.transmit(f as usize)?,
                 Event::Source(s) => self.source(s as usize)?,
+                Event::Wake => self.wake()?,
+                Event::PortDone => self.port_done()?,
                 Event::Checkpoint(i) => {
                     let (label, _) = &self.spec.checkpoints[i as usize];
                     if let Some(j) = jain_index(&self.long_goodputs()) {
@@ -468,7 +528,7 @@ impl<'a> Simulation<'a> {
     /// Hands one packet of flow `f` to the AQM, and starts the link if it is idle.
     fn send(&mut self, f: usize, seq: u32, xmit: u64) -> Result<(), ConservationError> {
         let flow = &self.flows[f];
-        let (len, ecn) = (flow.len, flow.ecn);
+        let (len, ecn, header) = (flow.len, flow.ecn, flow.header);
         let id = self.meta.push(Meta {
             flow: f as u32,
             seq,
@@ -483,11 +543,11 @@ impl<'a> Simulation<'a> {
         }
         let pkt = Packet {
             id,
-            flow: f as u32,
+            flow: self.flow_id(f as u32),
             len,
             ecn,
         };
-        match self.aqm.enqueue(self.now, pkt) {
+        match self.aqm.enqueue_with_header(self.now, pkt, &header) {
             Admission::Enqueued => self.count.queued += 1,
             Admission::Marked(reason) => {
                 self.count.queued += 1;
@@ -505,10 +565,50 @@ impl<'a> Simulation<'a> {
             self.drop_queued(d.pkt.id, d.reason)?;
         }
         self.drops = pushed;
+        if self.spec.track_peak_queue && self.measuring() {
+            let b = self.aqm.backlog_bytes();
+            self.stats.peak_qdisc_bytes = self.stats.peak_qdisc_bytes.max(b);
+        }
         if self.link.is_none() {
             self.start_link()?;
         }
         Ok(())
+    }
+
+    /// The flow id the AQM sees: the flow's own, or the tunnel's one id for every flow.
+    fn flow_id(&self, f: u32) -> u32 {
+        if self.spec.tunnel {
+            u32::MAX
+        } else {
+            f
+        }
+    }
+
+    /// The AQM's shaper said it could send now.
+    fn wake(&mut self) -> Result<(), ConservationError> {
+        if self.wake_at != Some(self.now) {
+            return Ok(()); // superseded
+        }
+        self.wake_at = None;
+        if self.link.is_none() {
+            self.start_link()?;
+        }
+        Ok(())
+    }
+
+    /// Asks to be woken when the AQM's shaper lets its next packet go.
+    fn arm_wake(&mut self) {
+        if self.aqm.backlog_packets() == 0 {
+            return;
+        }
+        let Some(t) = self.aqm.next_dequeue_ns() else {
+            return;
+        };
+        let t = t.max(self.now + 1);
+        if self.wake_at.is_none_or(|w| w > t || w <= self.now) {
+            self.wake_at = Some(t);
+            self.events.push(t, Event::Wake);
+        }
     }
 
     fn count_mark(&mut self, reason: MarkReason) {
@@ -549,6 +649,7 @@ impl<'a> Simulation<'a> {
         }
         self.drops = drops;
         let Some(d) = departure else {
+            self.arm_wake();
             return Ok(());
         };
         let id = d.pkt.id;
@@ -563,7 +664,7 @@ impl<'a> Simulation<'a> {
                 )))
             }
         };
-        if d.pkt.flow != m.flow || d.pkt.len != m.len {
+        if d.pkt.flow != self.flow_id(m.flow) || d.pkt.len != m.len {
             return Err(ConservationError(format!(
                 "the AQM changed packet {id}: flow {} len {} went in, flow {} len {} came out",
                 m.flow, m.len, d.pkt.flow, d.pkt.len
@@ -575,7 +676,9 @@ impl<'a> Simulation<'a> {
             self.count_mark(reason);
         }
         let delay = self.now - m.sent_ns;
-        if self.measuring() {
+        if self.spec.downstream.is_some() {
+            // Delays are measured where the bottleneck starts sending: at the port.
+        } else if self.measuring() {
             let class = self.flows[m.flow as usize].class;
             let s = &mut self.stats;
             match class {
@@ -588,7 +691,7 @@ impl<'a> Simulation<'a> {
             }
             s.queue_delay[usize::from(d.queue == QueueId::L)].record(delay);
         }
-        if let Some(bin_ns) = self.spec.timeseries_bin_ns {
+        if let (Some(bin_ns), None) = (self.spec.timeseries_bin_ns, self.spec.downstream) {
             let bin = (self.now / bin_ns) as usize;
             if bin >= self.stats.bins.len() {
                 self.stats.bins.resize(bin + 1, (0, 0));
@@ -601,20 +704,128 @@ impl<'a> Simulation<'a> {
             ce: d.pkt.ecn == Ecn::Ce,
         });
         let tx_ns = (u64::from(m.len) * 8_000_000_000).div_ceil(self.spec.rate_bps);
-        let busy_from = self.now.max(self.spec.warmup_ns);
-        let busy_to = (self.now + tx_ns).min(self.spec.duration_ns);
-        self.stats.busy_ns += busy_to.saturating_sub(busy_from);
+        if self.spec.downstream.is_none() {
+            let busy_from = self.now.max(self.spec.warmup_ns);
+            let busy_to = (self.now + tx_ns).min(self.spec.duration_ns);
+            self.stats.busy_ns += busy_to.saturating_sub(busy_from);
+        }
         self.events.push(self.now + tx_ns, Event::LinkDone);
         Ok(())
     }
 
-    /// The packet on the link is sent: it enters its flow's delay line; the link takes the next one.
+    /// Records the queueing delay of a packet that starts on the bottleneck now.
+    fn record_delay(&mut self, flow: u32, sent_ns: u64, queue: QueueId) {
+        let delay = self.now - sent_ns;
+        if self.measuring() {
+            let class = self.flows[flow as usize].class;
+            let s = &mut self.stats;
+            match class {
+                Class::Long { scalable, .. } => {
+                    s.long_delay.record(delay);
+                    s.class_delay[usize::from(scalable)].record(delay);
+                }
+                Class::Probe => s.probe_delay.record(delay),
+                Class::Short | Class::Cbr => {}
+            }
+            s.queue_delay[usize::from(queue == QueueId::L)].record(delay);
+        }
+        if let Some(bin_ns) = self.spec.timeseries_bin_ns {
+            let bin = (self.now / bin_ns) as usize;
+            if bin >= self.stats.bins.len() {
+                self.stats.bins.resize(bin + 1, (0, 0));
+            }
+            self.stats.bins[bin].0 += delay;
+            self.stats.bins[bin].1 += 1;
+        }
+    }
+
+    /// A packet off the AQM's link reaches the downstream FIFO: queued, or dropped if it is full.
+    fn enter_port(&mut self, p: OnLink, d: Downstream) -> Result<(), ConservationError> {
+        let Some(&mut m) = self.meta.get_mut(p.id) else {
+            return Err(ConservationError(format!(
+                "packet {} entering the port has no record",
+                p.id
+            )));
+        };
+        let full = d
+            .limit_packets
+            .is_some_and(|l| self.port.fifo.len() as u64 >= l)
+            || d.limit_bytes
+                .is_some_and(|l| self.port.bytes + u64::from(m.len) > l);
+        if full {
+            self.meta.retire(p.id);
+            self.count.on_link -= 1;
+            self.count.dropped += 1;
+            if self.measuring() {
+                *self.stats.drops.entry("port".into()).or_insert(0) += 1;
+                if self.flows[m.flow as usize].class == Class::Probe {
+                    self.stats.probe_dropped += 1;
+                }
+            }
+            return Ok(());
+        }
+        self.port.bytes += u64::from(m.len);
+        self.port.fifo.push_back(p);
+        if self.spec.track_peak_queue && self.measuring() {
+            self.stats.peak_port_bytes = self.stats.peak_port_bytes.max(self.port.bytes);
+        }
+        if self.port.sending.is_none() {
+            self.start_port(d)?;
+        }
+        Ok(())
+    }
+
+    /// The downstream link takes the head of its FIFO.
+    fn start_port(&mut self, d: Downstream) -> Result<(), ConservationError> {
+        let Some(p) = self.port.fifo.pop_front() else {
+            return Ok(());
+        };
+        let Some(&mut m) = self.meta.get_mut(p.id) else {
+            return Err(ConservationError(format!(
+                "packet {} in the port has no record",
+                p.id
+            )));
+        };
+        self.port.bytes -= u64::from(m.len);
+        self.record_delay(m.flow, m.sent_ns, QueueId::Classic);
+        let tx_ns = (u64::from(m.len) * 8_000_000_000).div_ceil(d.rate_bps);
+        let busy_from = self.now.max(self.spec.warmup_ns);
+        let busy_to = (self.now + tx_ns).min(self.spec.duration_ns);
+        self.stats.busy_ns += busy_to.saturating_sub(busy_from);
+        self.port.sending = Some(p);
+        self.events.push(self.now + tx_ns, Event::PortDone);
+        Ok(())
+    }
+
+    /// The downstream link finished its packet: it enters the delay line.
+    fn port_done(&mut self) -> Result<(), ConservationError> {
+        let (Some(p), Some(d)) = (self.port.sending.take(), self.spec.downstream) else {
+            return Err(ConservationError(
+                "the port finished a packet it was not sending".into(),
+            ));
+        };
+        self.enter_delay_line(p)?;
+        self.start_port(d)
+    }
+
+    /// The packet on the link is sent: it enters its flow's delay line (or the downstream FIFO); the link
+    /// takes the next one.
     fn link_done(&mut self) -> Result<(), ConservationError> {
-        let Some(OnLink { id, ce }) = self.link.take() else {
+        let Some(p) = self.link.take() else {
             return Err(ConservationError(
                 "the link finished a packet it was not sending".into(),
             ));
         };
+        match self.spec.downstream {
+            Some(d) => self.enter_port(p, d)?,
+            None => self.enter_delay_line(p)?,
+        }
+        self.start_link()
+    }
+
+    /// A packet leaves the last link and enters its flow's delay line.
+    fn enter_delay_line(&mut self, p: OnLink) -> Result<(), ConservationError> {
+        let OnLink { id, ce } = p;
         let Some(&mut m) = self.meta.get_mut(id) else {
             return Err(ConservationError(format!(
                 "packet {id} on the link has no record"
@@ -640,7 +851,7 @@ impl<'a> Simulation<'a> {
             len: m.len,
             ce,
         });
-        self.start_link()
+        Ok(())
     }
 
     /// The head of flow `f`'s delay line reaches the receiver; for TCP, its ACK reaches the sender.
@@ -753,17 +964,20 @@ impl<'a> Simulation<'a> {
                 self.send(flow as usize, seq, u64::from(seq))
             }
             Source::Short {
+                group,
                 mean_gap_s,
                 packets,
                 rtt_ns,
                 rng,
             } => {
+                let group = *group;
                 let rtt = (*rtt_ns as f64 * rng.range(RTT_SPREAD.0, RTT_SPREAD.1)) as u64;
                 let gap = (rng.exponential(*mean_gap_s) * 1e9) as u64;
                 let packets = *packets;
                 self.events
                     .push(self.now + gap.max(1), Event::Source(s as u32));
                 let f = self.add_flow(
+                    group,
                     Class::Short,
                     rtt,
                     self.spec.packet_size,
@@ -795,7 +1009,7 @@ impl<'a> Simulation<'a> {
         let jain = jain_index(&self.long_goodputs());
         let s = self.stats;
         let measured_s = (spec.duration_ns - spec.warmup_ns) as f64 * 1e-9;
-        let capacity_bytes = spec.rate_bps as f64 / 8.0 * measured_s;
+        let capacity_bytes = spec.bottleneck_bps() as f64 / 8.0 * measured_s;
         let mut m = RunMetrics {
             utilisation: s.busy_ns as f64 / (spec.duration_ns - spec.warmup_ns) as f64,
             delay_p50_ms: ms(s.long_delay.quantile(0.5)),
@@ -811,6 +1025,12 @@ impl<'a> Simulation<'a> {
             conservation: self.count,
             ..RunMetrics::default()
         };
+        if spec.track_peak_queue {
+            m.peak_qdisc_kb = Some(s.peak_qdisc_bytes as f64 / 1000.0);
+            if spec.downstream.is_some() {
+                m.peak_port_kb = Some(s.peak_port_bytes as f64 / 1000.0);
+            }
+        }
         if s.short_started > 0 {
             m.fct_p50_ms = ms(s.fct.quantile(0.5));
             m.fct_p95_ms = ms(s.fct.quantile(0.95));
@@ -916,6 +1136,10 @@ mod tests {
             traffic,
             timeseries_bin_ns: None,
             checkpoints: Vec::new(),
+            downstream: None,
+            tunnel: false,
+            headers: Vec::new(),
+            track_peak_queue: false,
         }
     }
 

@@ -5,7 +5,7 @@
 //! [`Recorder`] wraps any AQM and appends to a shared [`Log`], so the log outlives the run that consumes
 //! the AQM.
 
-use aqm_golden::{Admission, Aqm, Departure, Dropped, Ecn, Packet};
+use aqm_golden::{Admission, Aqm, Departure, Dropped, Ecn, Header, Packet};
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -137,6 +137,21 @@ impl Aqm for Recorder {
             pushed_out: Vec::new(),
         });
         admission
+    }
+
+    fn enqueue_with_header(&mut self, now_ns: u64, pkt: Packet, header: &Header) -> Admission {
+        let admission = self.inner.enqueue_with_header(now_ns, pkt, header);
+        self.push(AqmEvent::Enqueue {
+            at_ns: now_ns,
+            pkt,
+            admission,
+            pushed_out: Vec::new(),
+        });
+        admission
+    }
+
+    fn next_dequeue_ns(&self) -> Option<u64> {
+        self.inner.next_dequeue_ns()
     }
 
     fn dequeue(&mut self, now_ns: u64, drops: &mut Vec<Dropped>) -> Option<Departure> {

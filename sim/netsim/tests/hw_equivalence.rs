@@ -203,8 +203,11 @@ fn point_label(p: &Point) -> String {
 /// Every named scenario through `golden` and `hw` (mix with three seeds), then `extra` runs; fails
 /// with every mismatch, and unless each of `expected` answers came up.
 fn check_core(golden: &str, hw: &str, extra: &[(Scenario, &str, u64)], expected: &[&str]) {
+    // shared-10g carries 800k packets a second; its table has no (hw) rows (spec/scenarios.md), and the
+    // cores meet the same events in every other scenario.
     let mut runs: Vec<(Scenario, String, String, Vec<u64>)> = NAMED
         .iter()
+        .filter(|&&n| n != "shared-10g")
         .map(|&n| {
             let seeds = if n == "mix" { vec![1, 2, 3] } else { vec![1] };
             (named(n).unwrap(), golden.into(), hw.into(), seeds)

@@ -19,6 +19,10 @@ fn spec(rate_bps: u64, duration_s: u64, traffic: Vec<Traffic>) -> RunSpec {
         traffic,
         timeseries_bin_ns: None,
         checkpoints: Vec::new(),
+        downstream: None,
+        tunnel: false,
+        headers: Vec::new(),
+        track_peak_queue: false,
     }
 }
 

@@ -268,6 +268,7 @@ impl GridArgs {
             registry
                 .available()
                 .iter()
+                .filter(|n| !crate::registry::WRAPPERS.contains(&n.as_str()))
                 .map(|n| AqmSpec::parse(n))
                 .collect::<Result<_, _>>()?
         };
