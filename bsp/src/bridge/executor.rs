@@ -528,7 +528,13 @@ mod tests {
             let mut answers = vec![];
             for _ in 0..2000 {
                 let len = payload.len() as u8;
-                answers.extend(self.cycle(true, status, len, command, payload.len() % 5 == 0));
+                answers.extend(self.cycle(
+                    true,
+                    status,
+                    len,
+                    command,
+                    payload.len().is_multiple_of(5),
+                ));
                 if self.releases > before {
                     return answers;
                 }
