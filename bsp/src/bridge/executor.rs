@@ -528,7 +528,13 @@ mod tests {
             let mut answers = vec![];
             for _ in 0..2000 {
                 let len = payload.len() as u8;
-                answers.extend(self.cycle(true, status, len, command, payload.len() % 5 == 0));
+                answers.extend(self.cycle(
+                    true,
+                    status,
+                    len,
+                    command,
+                    payload.len().is_multiple_of(5),
+                ));
                 if self.releases > before {
                     return answers;
                 }
@@ -631,10 +637,10 @@ mod tests {
         // Room, and a core that takes a descriptor every 7th cycle only (back-pressure).
         tb.verdict_count = ROOM - 1;
         let mut answers = vec![];
-        let mut n = 0;
+        let mut n = 0u64;
         while tb.releases == 0 {
             n += 1;
-            tb.in_ready = n % 7 == 0;
+            tb.in_ready = n.is_multiple_of(7);
             answers.extend(tb.cycle(true, 0, payload.len() as u8, cmd::INJECT, true));
             assert!(n < 5000);
         }

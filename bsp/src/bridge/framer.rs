@@ -487,7 +487,7 @@ mod tests {
     }
 
     fn every_third(c: u64) -> bool {
-        c % 3 == 0
+        c.is_multiple_of(3)
     }
 
     #[test]

@@ -250,7 +250,7 @@ mod tests {
             status: OK,
             len: f.payload.len() as u8,
             command: f.cmd,
-            whole: f.payload.len() % 5 == 0,
+            whole: f.payload.len().is_multiple_of(5),
             payload: f.payload.clone(),
         }
     }
