@@ -285,7 +285,9 @@ impl Request {
             },
             (cmd::START, 0) => Request::Start,
             (cmd::INJECT, n)
-                if n > 0 && n <= MAX_INJECT * DESCRIPTOR_BYTES && n % DESCRIPTOR_BYTES == 0 =>
+                if n > 0
+                    && n <= MAX_INJECT * DESCRIPTOR_BYTES
+                    && n.is_multiple_of(DESCRIPTOR_BYTES) =>
             {
                 Request::Inject(
                     p.chunks(DESCRIPTOR_BYTES)

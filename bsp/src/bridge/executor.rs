@@ -637,10 +637,10 @@ mod tests {
         // Room, and a core that takes a descriptor every 7th cycle only (back-pressure).
         tb.verdict_count = ROOM - 1;
         let mut answers = vec![];
-        let mut n = 0;
+        let mut n = 0u64;
         while tb.releases == 0 {
             n += 1;
-            tb.in_ready = n % 7 == 0;
+            tb.in_ready = n.is_multiple_of(7);
             answers.extend(tb.cycle(true, 0, payload.len() as u8, cmd::INJECT, true));
             assert!(n < 5000);
         }
