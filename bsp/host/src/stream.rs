@@ -3,7 +3,7 @@
 //!
 //! The board reports everything that drives its core: the reset (START, time 0), each register write
 //! with the time the core took it, each descriptor with the time it was accepted (its verdict's time less
-//! the verdict latency); `out_ready` is always high (see bsp/src/bridge.rs). From those the host rebuilds
+//! the verdict latency); `out_ready` is always high (see bsp/src/bridge/). From those the host rebuilds
 //! the core's input on every cycle and runs the golden model of the core HELLO names
 //! ([`aqm_golden::hw::CoreKind::model`]: the PIE core or the DualPI2 core) through the same cycles:
 //! its verdicts and departures (with the DualPI2 core's drops at dequeue, its queue bits and every
