@@ -262,13 +262,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn addresses_are_unique_and_sorted() {
-        for w in DUALPI2_REGS.windows(2) {
-            assert!(w[0].addr < w[1].addr, "{} / {}", w[0].name, w[1].name);
-        }
-    }
-
-    #[test]
     fn parameter_resets_are_the_hardware_preset() {
         let reset = |name| by_name(name).unwrap().reset;
         let h = DualPi2Params::hardware();

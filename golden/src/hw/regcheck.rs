@@ -262,6 +262,21 @@ mod tests {
     use crate::hw::kind::CORES;
 
     #[test]
+    fn every_map_has_unique_sorted_addresses() {
+        for kind in CORES {
+            for w in kind.regs().windows(2) {
+                assert!(
+                    w[0].addr < w[1].addr,
+                    "{}: {} / {}",
+                    kind.name(),
+                    w[0].name,
+                    w[1].name
+                );
+            }
+        }
+    }
+
+    #[test]
     fn the_golden_models_follow_their_maps() {
         for kind in CORES {
             let report = check_register_map(*kind, kind.model()).unwrap_or_else(|e| panic!("{e}"));
