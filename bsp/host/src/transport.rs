@@ -89,15 +89,12 @@ impl SimTransport {
     /// A freshly reset line card with the `core` (aqm_board_verilated builds one board top per core, by the
     /// core's name; a core without one is an error).
     pub fn new(core: Core) -> io::Result<SimTransport> {
-        let board = match core.name() {
-            "pie" => VerilatedBoard::pie(),
-            "dualpi2" => VerilatedBoard::dualpi2(),
-            other => {
-                return Err(io::Error::other(format!(
-                    "no Verilated line card carries the {other} core"
-                )))
-            }
-        };
+        let board = VerilatedBoard::of(core.name()).ok_or_else(|| {
+            io::Error::other(format!(
+                "no Verilated line card carries the {} core",
+                core.name()
+            ))
+        })?;
         let mut t = SimTransport {
             board,
             cycles_per_bit: BOARD_SIM_CPB,
