@@ -189,10 +189,10 @@ pub fn build(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<FlowRepor
         ("verilator".into(), version("verilator", "--version")),
     ];
     // The core alone, for the comparison.
-    std::fs::write(dir.join("core.v"), (hdl_core(core).emit)().verilog)
-        .map_err(|e| e.to_string())?;
-    r.core_synth = yosys_ice40(&dir.join("core.v"), None)?;
-    r.board_synth = yosys_ice40(&dir.join("top.v"), Some(&dir.join("top.json")))?;
+    let core_v = hdl_core(core).emitted();
+    std::fs::write(dir.join("core.v"), &core_v.verilog).map_err(|e| e.to_string())?;
+    r.core_synth = yosys_ice40(&dir.join("core.v"), &core_v.module, None)?;
+    r.board_synth = yosys_ice40(&dir.join("top.v"), "top", Some(&dir.join("top.json")))?;
     let mhz = CORE_CLOCK_HZ as f64 / 1e6;
     for seed in PNR_SEEDS {
         let mut cmd = Command::new("nextpnr-ice40");

@@ -3,7 +3,7 @@
 //! the golden model and the Verilated RTL.
 
 use crate::dualpi2::DualPi2Core;
-use crate::emit::{emit, Emitted};
+use crate::emit::{emit_as, Emitted};
 use crate::pie::core::{PieCore, PIE_FULL};
 use crate::sim::{clock_edge, settle};
 use aqm_golden::dualpi2::kind::DUALPI2_CORE;
@@ -102,8 +102,8 @@ rust_hdl_model!(
 /// simulation.
 pub struct HdlCore {
     pub kind: &'static dyn CoreKind,
-    /// The block emitted as `module top`.
-    pub emit: fn() -> Emitted,
+    /// The block emitted under a module name (see [`HdlCore::emitted`]).
+    pub emit: fn(&str) -> Emitted,
     /// The block simulated one cycle at a time, out of power-on.
     pub simulate: fn() -> Box<dyn ClockedCore + Send>,
 }
@@ -113,18 +113,23 @@ impl HdlCore {
     pub fn design(&self) -> String {
         format!("{}_core", self.kind.name())
     }
+
+    /// The core's Verilog as `module <design>`, its submodules `<design>$...`.
+    pub fn emitted(&self) -> Emitted {
+        (self.emit)(&self.design())
+    }
 }
 
 /// Every core's HDL, in the order of [`aqm_golden::hw::CORES`] (a test checks it).
 pub static HDL_CORES: &[HdlCore] = &[
     HdlCore {
         kind: &PIE_CORE,
-        emit: || emit(PieCore::<PIE_FULL>::default()),
+        emit: |m| emit_as(PieCore::<PIE_FULL>::default(), m),
         simulate: || Box::<RustHdlPie>::default(),
     },
     HdlCore {
         kind: &DUALPI2_CORE,
-        emit: || emit(DualPi2Core::default()),
+        emit: |m| emit_as(DualPi2Core::default(), m),
         simulate: || Box::<RustHdlDualPi2>::default(),
     },
 ];

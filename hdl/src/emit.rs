@@ -1,4 +1,6 @@
-//! Verilog emission: the cores as `module top`, and their port lists for the Verilator binding.
+//! Verilog emission: each core under its own module name (`pie_core`, `dualpi2_core`, their submodules
+//! `pie_core$...`), so that several cores share one design; the board tops as `module top`; the port lists
+//! for the Verilator binding; and a wrapper that instantiates several cores side by side.
 
 use rust_hdl::core::atom::{Atom, AtomKind};
 use rust_hdl::core::probe::Probe;
@@ -52,19 +54,105 @@ pub fn top_ports<B: Block>(uut: &B) -> Vec<Port> {
     p.ports
 }
 
-/// An emitted design: its Verilog (`module top`) and ports.
+/// An emitted design: its Verilog, the name of its top module and its ports.
 pub struct Emitted {
     pub verilog: String,
+    /// The top module's name; every other module of the design is named `<module>$<path>`.
+    pub module: String,
     pub ports: Vec<Port>,
 }
 
 /// Emits any block as `module top`.
-pub fn emit<B: Block>(mut uut: B) -> Emitted {
+pub fn emit<B: Block>(uut: B) -> Emitted {
+    emit_as(uut, "top")
+}
+
+/// Emits any block as `module <module>`, its submodules as `<module>$<path>`.
+pub fn emit_as<B: Block>(mut uut: B, module: &str) -> Emitted {
     uut.connect_all();
     Emitted {
-        verilog: generate_verilog(&uut),
+        verilog: rename_top(&generate_verilog(&uut), module),
+        module: module.to_string(),
         ports: top_ports(&uut),
     }
+}
+
+/// rust-hdl names the top module `top` and every submodule `top$<path>`; renames them to `module` and
+/// `module$<path>`. Only module names start with `top$` (signals of submodules are `<child>$<name>`, and
+/// no block has a child named `top`), and `top` alone is the name only in `module top(`; a test checks
+/// that the renamed design lints clean.
+fn rename_top(verilog: &str, module: &str) -> String {
+    if module == "top" {
+        return verilog.to_string();
+    }
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let mut out = String::with_capacity(verilog.len() + verilog.len() / 16);
+    let mut rest = verilog;
+    while let Some(k) = rest.find(|c: char| ident(c)) {
+        out.push_str(&rest[..k]);
+        rest = &rest[k..];
+        let end = rest.find(|c: char| !ident(c)).unwrap_or(rest.len());
+        let word = &rest[..end];
+        match word.strip_prefix("top") {
+            Some(tail) if tail.starts_with('$') => {
+                out.push_str(module);
+                out.push_str(tail);
+            }
+            Some("") if out.ends_with("module ") && rest[end..].starts_with('(') => {
+                out.push_str(module)
+            }
+            _ => out.push_str(word),
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A design of several cores side by side, `module <module>`: one clock for all, every other port of
+/// instance `name` as `<name>_<port>`. The instances' Verilog is included, each module once.
+pub fn side_by_side(module: &str, instances: &[(&str, &Emitted)]) -> String {
+    let mut v = String::new();
+    let mut seen: Vec<&str> = vec![];
+    for (_, e) in instances {
+        if !seen.contains(&e.module.as_str()) {
+            seen.push(&e.module);
+            v.push_str(&e.verilog);
+            v.push('\n');
+        }
+    }
+    let mut ports = vec!["clock".to_string()];
+    let mut decls = vec!["    input wire clock;".to_string()];
+    for (name, e) in instances {
+        for p in e.ports.iter().filter(|p| p.name != "clock") {
+            ports.push(format!("{name}_{}", p.name));
+            let dir = if p.output { "output" } else { "input" };
+            let range = if p.width > 1 {
+                format!("[{}:0] ", p.width - 1)
+            } else {
+                String::new()
+            };
+            decls.push(format!("    {dir} wire {range}{name}_{};", p.name));
+        }
+    }
+    v.push_str(&format!("module {module}({});\n", ports.join(",")));
+    for d in decls {
+        v.push_str(&d);
+        v.push('\n');
+    }
+    for (name, e) in instances {
+        let conns: Vec<String> = e
+            .ports
+            .iter()
+            .map(|p| match p.name.as_str() {
+                "clock" => ".clock(clock)".to_string(),
+                n => format!(".{n}({name}_{n})"),
+            })
+            .collect();
+        v.push_str(&format!("    {} {name}({});\n", e.module, conns.join(",")));
+    }
+    v.push_str("endmodule\n");
+    v
 }
 
 /// A core's design by name (`pie_core`, `dualpi2_core`: see [`crate::cores::HDL_CORES`]), for the
@@ -73,7 +161,7 @@ pub fn by_name(name: &str) -> Option<Emitted> {
     crate::cores::HDL_CORES
         .iter()
         .find(|c| c.design() == name)
-        .map(|c| (c.emit)())
+        .map(|c| c.emitted())
 }
 
 /// The names of every design this crate emits.
@@ -89,7 +177,12 @@ mod tests {
     fn every_core_has_the_same_ports() {
         let cores = crate::cores::HDL_CORES;
         for c in &cores[1..] {
-            assert_eq!((c.emit)().ports, (cores[0].emit)().ports, "{}", c.design());
+            assert_eq!(
+                c.emitted().ports,
+                cores[0].emitted().ports,
+                "{}",
+                c.design()
+            );
         }
     }
 
@@ -111,6 +204,17 @@ mod tests {
         }
         let now = e.ports.iter().find(|p| p.name == "now").unwrap();
         assert_eq!((now.width, now.output), (64, false));
-        assert!(e.verilog.contains("module top("));
+        assert!(e.verilog.contains("module pie_core("));
+        assert!(e.verilog.contains("module pie_core$ctrl("));
+        assert!(!e.verilog.contains("top$"));
+    }
+
+    #[test]
+    fn renaming_touches_module_names_only() {
+        let v = "module top(a,b);\n  top$x x(.stop$q(a), .q(top_b));\nendmodule\nmodule top$x(q);\nendmodule\n";
+        assert_eq!(
+            rename_top(v, "pie_core"),
+            "module pie_core(a,b);\n  pie_core$x x(.stop$q(a), .q(top_b));\nendmodule\nmodule pie_core$x(q);\nendmodule\n"
+        );
     }
 }

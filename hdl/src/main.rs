@@ -1,77 +1,115 @@
-//! `aqm-emit [DIR] [DESIGN...]`: writes each design's Verilog to DIR/<design>.v (default build/verilog,
-//! every design). `aqm-emit --check [DIR]` also lints each with Verilator and synthesises it with Yosys for
-//! the iCE40, and prints the cell counts. `aqm-emit --registers` rewrites hdl/REGISTERS.md.
+//! `aqm-emit`: writes each core's Verilog to DIR/<design>.v (`--out`, default build/verilog; every design
+//! unless named). `--check` also lints each with Verilator and synthesises it with Yosys for the iCE40,
+//! and prints the cell counts; `--area` prints where the area goes, block by block. `--registers`
+//! rewrites hdl/REGISTERS.md.
 
-use std::path::PathBuf;
+use aqm_hdl::synth::{area_markdown, ice40_area_by_block, verilator_lint, yosys_ice40};
+use clap::Parser;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Emits the AQM cores' Verilog, each as `module <design>`.
+#[derive(Parser)]
+#[command(name = "aqm-emit", version, about)]
+struct Args {
+    /// The designs to emit (default: every one).
+    #[arg(value_parser = design)]
+    designs: Vec<String>,
+    /// Where the Verilog goes.
+    #[arg(long, default_value = "build/verilog")]
+    out: PathBuf,
+    /// Lint each design with Verilator and synthesise it for the iCE40 (yosys synth_ice40), print the
+    /// cell counts; fails on any lint message or Yosys warning.
+    #[arg(long)]
+    check: bool,
+    /// Print the area of each design block by block (iCE40 synthesis with the blocks' hierarchy kept).
+    #[arg(long)]
+    area: bool,
+    /// With --area: how many levels of blocks below the design get a row of their own.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=8))]
+    depth: u8,
+    /// Rewrite hdl/REGISTERS.md from the register tables and emit nothing.
+    #[arg(long, conflicts_with_all = ["designs", "check", "area"])]
+    registers: bool,
+}
+
+fn design(name: &str) -> Result<String, String> {
+    let names = aqm_hdl::emit::designs();
+    if names.iter().any(|n| n == name) {
+        Ok(name.to_string())
+    } else {
+        Err(format!(
+            "unknown design; expected one of {}",
+            names.join(", ")
+        ))
+    }
+}
+
 fn main() -> ExitCode {
-    if std::env::args().nth(1).as_deref() == Some("--registers") {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/REGISTERS.md");
-        return match std::fs::write(path, aqm_hdl::registers_markdown()) {
-            Ok(()) => {
-                println!("{path}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("aqm-emit: cannot write {path}: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    let mut args = std::env::args().skip(1).peekable();
-    let check = args.peek().map(String::as_str) == Some("--check");
-    if check {
-        args.next();
-    }
-    let dir = PathBuf::from(args.next().unwrap_or_else(|| "build/verilog".into()));
-    let mut names: Vec<String> = args.collect();
-    if names.is_empty() {
-        names = aqm_hdl::emit::designs();
-    }
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("aqm-emit: cannot create {}: {e}", dir.display());
-        return ExitCode::FAILURE;
-    }
-    for name in names {
-        let Some(design) = aqm_hdl::emit::by_name(&name) else {
-            eprintln!(
-                "aqm-emit: unknown design {name:?}; expected one of {}",
-                aqm_hdl::emit::designs().join(", ")
-            );
-            return ExitCode::FAILURE;
-        };
-        let path = dir.join(format!("{name}.v"));
-        if let Err(e) = std::fs::write(&path, design.verilog) {
-            eprintln!("aqm-emit: cannot write {}: {e}", path.display());
-            return ExitCode::FAILURE;
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("aqm-emit: {e}");
+            ExitCode::FAILURE
         }
-        if !check {
+    }
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    if args.registers {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/REGISTERS.md");
+        std::fs::write(path, aqm_hdl::registers_markdown())
+            .map_err(|e| format!("cannot write {path}: {e}"))?;
+        println!("{path}");
+        return Ok(());
+    }
+    let names = if args.designs.is_empty() {
+        aqm_hdl::emit::designs()
+    } else {
+        args.designs.clone()
+    };
+    std::fs::create_dir_all(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    for name in names {
+        let design = aqm_hdl::emit::by_name(&name).expect("checked by the argument parser");
+        let path = args.out.join(format!("{name}.v"));
+        std::fs::write(&path, &design.verilog)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        if !args.check && !args.area {
             println!("{}", path.display());
             continue;
         }
-        if let Err(e) = aqm_hdl::synth::verilator_lint(&path) {
-            eprintln!("aqm-emit: {e}");
-            return ExitCode::FAILURE;
-        }
-        match aqm_hdl::synth::yosys_ice40(&path, None) {
-            Ok(r) if r.warnings.is_empty() => println!(
-                "{}: verilator lint clean; yosys synth_ice40: {} LUT4, {} carries, {} flip-flops, {} block RAMs",
-                path.display(),
-                r.luts,
-                r.carries,
-                r.flip_flops,
-                r.brams
-            ),
-            Ok(r) => {
-                eprintln!("aqm-emit: yosys warnings for {}:\n{}", path.display(), r.warnings.join("\n"));
-                return ExitCode::FAILURE;
-            }
-            Err(e) => {
-                eprintln!("aqm-emit: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
+        check(&path, &design.module, args)?;
     }
-    ExitCode::SUCCESS
+    Ok(())
+}
+
+fn check(path: &Path, module: &str, args: &Args) -> Result<(), String> {
+    if args.check {
+        verilator_lint(path, module)?;
+    }
+    let r = yosys_ice40(path, module, None)?;
+    if args.check && !r.warnings.is_empty() {
+        return Err(format!(
+            "yosys warnings for {}:\n{}",
+            path.display(),
+            r.warnings.join("\n")
+        ));
+    }
+    if args.check {
+        println!(
+            "{}: verilator lint clean; yosys synth_ice40: {} LUT4, {} carries, {} flip-flops, {} block RAMs",
+            path.display(),
+            r.luts,
+            r.carries,
+            r.flip_flops,
+            r.brams
+        );
+    }
+    if args.area {
+        let rows = ice40_area_by_block(path, module, args.depth as usize)?;
+        println!("{}", area_markdown(module, &rows, &r));
+    }
+    Ok(())
 }

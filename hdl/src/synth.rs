@@ -14,12 +14,13 @@ pub const LINT_FLAGS: &[&str] = &[
     "-Wno-UNOPTFLAT",
 ];
 
-/// `verilator --lint-only` with [`LINT_FLAGS`]; `Err` carries every message.
-pub fn verilator_lint(verilog: &Path) -> Result<(), String> {
+/// `verilator --lint-only` with [`LINT_FLAGS`] of the module `top` in `verilog`; `Err` carries every
+/// message.
+pub fn verilator_lint(verilog: &Path, top: &str) -> Result<(), String> {
     let out = Command::new("verilator")
         .arg("--lint-only")
         .args(LINT_FLAGS)
-        .args(["--top-module", "top"])
+        .args(["--top-module", top])
         .arg(verilog)
         .output()
         .map_err(|e| format!("cannot run verilator ({e}); scripts/setup installs it"))?;
@@ -45,29 +46,11 @@ pub struct SynthReport {
 }
 
 impl SynthReport {
-    fn parse(log: &str) -> SynthReport {
-        let mut r = SynthReport::default();
+    /// The counts of the last statistics block of a Yosys log (the final netlist) and its warnings.
+    pub fn parse(log: &str) -> SynthReport {
         // The last statistics block is the final netlist.
         let stats = log.rsplit("Printing statistics.").next().unwrap_or("");
-        for line in stats.lines() {
-            let mut w = line.split_whitespace();
-            let (Some(name), Some(n)) = (w.next(), w.next()) else {
-                continue;
-            };
-            let Ok(n) = n.parse::<u64>() else { continue };
-            match name {
-                "SB_LUT4" => r.luts += n,
-                "SB_CARRY" => r.carries += n,
-                "SB_RAM40_4K" => r.brams += n,
-                x if x.starts_with("SB_DFF") => r.flip_flops += n,
-                _ => {}
-            }
-        }
-        r.cells = stats
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("Number of cells:"))
-            .and_then(|n| n.trim().parse().ok())
-            .unwrap_or(0);
+        let mut r = SynthReport::count(stats);
         r.warnings = log
             .lines()
             .filter(|l| l.starts_with("Warning:"))
@@ -75,22 +58,178 @@ impl SynthReport {
             .collect();
         r
     }
+
+    /// The cell counts of one statistics section, for the iCE40 (`SB_*` cells) or the ECP5 (`LUT4`,
+    /// `CCU2C`: two bits of carry each, `TRELLIS_FF`, `DP16KD`). Yosys 0.23 prints `NAME  COUNT`, later
+    /// versions `COUNT  NAME`; both are read.
+    pub fn count(stats: &str) -> SynthReport {
+        let mut r = SynthReport::default();
+        for line in stats.lines() {
+            let mut w = line.split_whitespace();
+            let (Some(a), Some(b)) = (w.next(), w.next()) else {
+                continue;
+            };
+            let (name, n) = match (a.parse::<u64>(), b.parse::<u64>()) {
+                (_, Ok(n)) => (a, n),
+                (Ok(n), _) => (b, n),
+                _ => continue,
+            };
+            match name {
+                "SB_LUT4" | "LUT4" => r.luts += n,
+                "SB_CARRY" => r.carries += n,
+                "CCU2C" => r.carries += 2 * n,
+                "SB_RAM40_4K" | "DP16KD" => r.brams += n,
+                "TRELLIS_FF" => r.flip_flops += n,
+                x if x.starts_with("SB_DFF") => r.flip_flops += n,
+                "cells" => r.cells = n,
+                _ => {}
+            }
+        }
+        if r.cells == 0 {
+            r.cells = stats
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("Number of cells:"))
+                .and_then(|n| n.trim().parse().ok())
+                .unwrap_or(0);
+        }
+        r
+    }
+
+    fn add(&mut self, o: &SynthReport) {
+        self.luts += o.luts;
+        self.carries += o.carries;
+        self.flip_flops += o.flip_flops;
+        self.brams += o.brams;
+        self.cells += o.cells;
+    }
 }
 
-/// `yosys synth_ice40 -abc9 -dff` of `module top` in `verilog`; writes the netlist as JSON to `json` when
-/// given (for nextpnr). Fails when Yosys fails. (ABC9 with flip-flop mapping packs the DualPI2 line
-/// card into about 2.5 % fewer logic cells than the default mapping.)
-pub fn yosys_ice40(verilog: &Path, json: Option<&Path>) -> Result<SynthReport, String> {
+/// The synthesis options of every iCE40 build: ABC9 with flip-flop mapping packs the DualPI2 line card
+/// into about 2.5 % fewer logic cells than the default mapping.
+const ICE40_SYNTH: &str = "-abc9 -dff";
+
+/// `yosys synth_ice40 -abc9 -dff` of the module `top` in `verilog`; writes the netlist as JSON to `json`
+/// when given (for nextpnr). Fails when Yosys fails.
+pub fn yosys_ice40(verilog: &Path, top: &str, json: Option<&Path>) -> Result<SynthReport, String> {
     let mut script = format!(
-        "read_verilog {}; synth_ice40 -top top -abc9 -dff",
+        "read_verilog {}; synth_ice40 -top {top} {ICE40_SYNTH}",
         verilog.display()
     );
     if let Some(j) = json {
         script.push_str(&format!(" -json {}", j.display()));
     }
     script.push_str("; stat");
+    Ok(SynthReport::parse(&yosys(verilog, &script)?))
+}
+
+/// One block of a design and what it costs on the iCE40.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockArea {
+    /// The block's path below the top (`ingress`, `core$ctrl`); empty for the top itself.
+    pub path: String,
+    /// Its cells and those of every block inside it.
+    pub cells: SynthReport,
+}
+
+/// Where the area of the module `top` in `verilog` goes: the iCE40 synthesis with the hierarchy kept for
+/// every block down to `depth` levels below the top (a block is a module with modules inside it; the
+/// flip-flops and memories rust-hdl writes as modules of their own count in their block), one row per
+/// block with everything inside it, the top first, in the order of the Verilog. Keeping the hierarchy
+/// stops some optimisation across blocks, so the top's row is a little larger than the flattened
+/// synthesis of [`yosys_ice40`] (the chip gets that one).
+pub fn ice40_area_by_block(
+    verilog: &Path,
+    top: &str,
+    depth: usize,
+) -> Result<Vec<BlockArea>, String> {
+    let text = std::fs::read_to_string(verilog)
+        .map_err(|e| format!("cannot read {}: {e}", verilog.display()))?;
+    let modules: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("module "))
+        .filter_map(|l| {
+            l.split(|c: char| c == '(' || c == ';' || c.is_whitespace())
+                .next()
+        })
+        .collect();
+    let prefix = format!("{top}$");
+    let composite = |m: &str| {
+        let inner = format!("{m}$");
+        modules.iter().any(|n| n.starts_with(&inner))
+    };
+    let kept: Vec<&str> = modules
+        .iter()
+        .copied()
+        .filter(|m| {
+            m.strip_prefix(&prefix)
+                .is_some_and(|p| p.matches('$').count() < depth && composite(m))
+        })
+        .collect();
+    let mut script = format!("read_verilog {};", verilog.display());
+    if !kept.is_empty() {
+        script.push_str(&format!(
+            " setattr -mod -set keep_hierarchy 1 {};",
+            kept.join(" ")
+        ));
+    }
+    script.push_str(&format!(" synth_ice40 -top {top} {ICE40_SYNTH}; stat"));
+    let log = yosys(verilog, &script)?;
+    let stats = log.rsplit("Printing statistics.").next().unwrap_or("");
+    let own: Vec<(String, SynthReport)> = stats
+        .split("=== ")
+        .skip(1)
+        .filter_map(|sec| {
+            let (name, body) = sec.split_once(" ===")?;
+            Some((
+                name.trim().trim_start_matches('\\').to_string(),
+                SynthReport::count(body),
+            ))
+        })
+        .collect();
+    let mut rows = vec![];
+    for m in std::iter::once(top).chain(kept.iter().copied()) {
+        let inner = format!("{m}$");
+        let mut cells = SynthReport::default();
+        for (name, c) in &own {
+            if name == m || name.starts_with(&inner) {
+                cells.add(c);
+            }
+        }
+        let path = m.strip_prefix(&prefix).unwrap_or("").to_string();
+        rows.push(BlockArea { path, cells });
+    }
+    Ok(rows)
+}
+
+/// The area table as Markdown: one row per block (`core.ingress` is block `ingress` in `core`), then the
+/// flattened synthesis.
+pub fn area_markdown(title: &str, rows: &[BlockArea], flat: &SynthReport) -> String {
+    let mut s = format!(
+        "| {title} | LUT4 | carries | flip-flops | block RAMs |\n|---|---:|---:|---:|---:|\n"
+    );
+    for r in rows {
+        let name = if r.path.is_empty() {
+            "all blocks (hierarchy kept)".to_string()
+        } else {
+            r.path.replace('$', ".")
+        };
+        let c = &r.cells;
+        s.push_str(&format!(
+            "| {name} | {} | {} | {} | {} |\n",
+            c.luts, c.carries, c.flip_flops, c.brams
+        ));
+    }
+    s.push_str(&format!(
+        "| flattened (as built) | {} | {} | {} | {} |\n",
+        flat.luts, flat.carries, flat.flip_flops, flat.brams
+    ));
+    s
+}
+
+/// Runs a Yosys script over `verilog`; the log, or every message when Yosys fails.
+fn yosys(verilog: &Path, script: &str) -> Result<String, String> {
     let out = Command::new("yosys")
-        .args(["-p", &script])
+        .args(["-p", script])
         .output()
         .map_err(|e| format!("cannot run yosys ({e}); scripts/setup installs it"))?;
     let log = String::from_utf8_lossy(&out.stdout).to_string();
@@ -102,7 +241,7 @@ pub fn yosys_ice40(verilog: &Path, json: Option<&Path>) -> Result<SynthReport, S
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    Ok(SynthReport::parse(&log))
+    Ok(log)
 }
 
 /// The last `n` lines of a log.

@@ -118,7 +118,7 @@ impl CoreKind for DualPi2Kind {
         Box::new(DualPi2CoreModel::new())
     }
     fn default_writes(&self, seed: u64) -> Vec<RegWrite> {
-        DualPi2Params::default().register_writes(seed)
+        DualPi2Params::hardware().register_writes(seed)
     }
     fn after_configure(&self, bus: &mut dyn RegisterBus) -> Result<(), DriverError> {
         bus.poll_dequeue()

@@ -161,6 +161,19 @@ pub struct Beat {
     pub decision: Option<Decision>,
 }
 
+/// What [`EventDriver::stream`] counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Streamed {
+    /// Descriptors taken at ingress (`in_valid` and `in_ready`).
+    pub taken: u64,
+    /// Verdict beats.
+    pub verdicts: u64,
+    /// Egress beats (sent or dropped) taken with `out_ready`.
+    pub beats: u64,
+    /// The driver's cycle count at the last egress beat.
+    pub last_beat_cycle: u64,
+}
+
 /// A core behind its ports, clocked around events, with a cycle counter.
 pub struct EventDriver<C> {
     core: C,
@@ -399,6 +412,45 @@ impl<C: ClockedCore> EventDriver<C> {
         }
         self.finish_dequeue()?;
         Ok(beats)
+    }
+
+    /// Clocks `cycles` cycles at the current `now` with `in_valid` held high when `offer` (a new
+    /// descriptor of `len` bytes, Not-ECT, after each one taken, tags counting up from `first_tag`) and
+    /// `out_ready` held as given; counts the descriptors taken, the verdicts and the egress beats.
+    /// Leaves both inputs low.
+    pub fn stream(
+        &mut self,
+        cycles: u64,
+        offer: bool,
+        out_ready: bool,
+        len: u16,
+        first_tag: u16,
+    ) -> Streamed {
+        let mut n = Streamed::default();
+        self.i.in_len = len;
+        self.i.in_ecn = Ecn::NotEct.bits();
+        self.i.in_tag = first_tag;
+        self.i.in_valid = offer;
+        self.i.out_ready = out_ready;
+        for _ in 0..cycles {
+            let o = self.peek();
+            if o.verdict_valid {
+                n.verdicts += 1;
+            }
+            if out_ready && o.out_valid {
+                n.beats += 1;
+                n.last_beat_cycle = self.cycles;
+            }
+            let taken = offer && o.in_ready;
+            self.cycle();
+            if taken {
+                n.taken += 1;
+                self.i.in_tag = self.i.in_tag.wrapping_add(1);
+            }
+        }
+        self.i.in_valid = false;
+        self.i.out_ready = false;
+        n
     }
 
     /// Writes a register and clocks until the core is idle; a rejected write is an error.

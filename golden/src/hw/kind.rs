@@ -148,7 +148,8 @@ pub trait CoreKind: Sync {
     }
     /// The golden cycle-accurate model of the core, out of power-on (drive `rst` first).
     fn model(&self) -> Box<dyn ClockedCore + Send>;
-    /// The register writes of the default parameters, the generator seeded from `seed`.
+    /// The register writes of the default parameters the hardware can hold (DualPI2: Linux's defaults
+    /// with the limit of its descriptor memory), the generator seeded from `seed`.
     fn default_writes(&self, seed: u64) -> Vec<RegWrite>;
     /// What follows the register writes before the core takes traffic (DualPI2: one empty dequeue
     /// request, which loads its WRR credit from the configured MTU and C protection).

@@ -10,14 +10,16 @@ pub mod io;
 pub mod kind;
 pub mod link;
 pub mod queue;
+pub mod rate;
 pub mod regcheck;
 pub mod regs;
 
 pub use adapter::CoreAqm;
 pub use clocked::ClockedCore;
-pub use driver::{Beat, DriverError, EventDriver, Verdict, VerdictBeat};
+pub use driver::{Beat, DriverError, EventDriver, Streamed, Verdict, VerdictBeat};
 pub use io::{CoreInputs, CoreOutputs};
 pub use kind::{by_id, by_name, names, CoreKind, CoreParams, RegWrite, CORES};
+pub use rate::{packet_rates, PacketRates};
 pub use regcheck::{check_register_map, RegMapError, RegMapReport};
 
 /// Accepted values of an on/off register (ECN, BYTEMODE, DROP_OVERLOAD).

@@ -67,7 +67,7 @@ fn ctype(width: usize) -> &'static str {
     }
 }
 
-/// Verilates an emitted design (`module top`) as `name` under `out/<name>`, compiles the model and its
+/// Verilates an emitted design (its top module) as `name` under `out/<name>`, compiles the model and its
 /// shim into the static library `<lib_prefix>_<name>` (without Verilator's runtime: see
 /// [`compile_runtime`]), and appends to `bindings` a Rust module `name` with its `PORTS` and its entry
 /// points (`new`, `free`, `eval`, `set`, `get`, `trace_open`, `trace_dump`, `trace_close`).
@@ -109,7 +109,7 @@ pub fn verilate(
             "-Wno-lint",
             "-Wno-style",
         ])
-        .args(["--top-module", "top", "--prefix", &prefix])
+        .args(["--top-module", &design.module, "--prefix", &prefix])
         .arg("-Mdir")
         .arg(&obj)
         .arg(&vfile)
