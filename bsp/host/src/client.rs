@@ -392,15 +392,19 @@ impl<T: Transport> Client<T> {
 
     /// A refused access at `addr` explained, if the board's core is known.
     fn refused(&self, e: ClientError, addr: u8, value: Option<u32>) -> ClientError {
-        match (e, self.core) {
-            (ClientError::Board { code, .. }, Some(core))
-                if code == ErrorCode::RegisterRejected as u8 =>
-            {
-                ClientError::Register {
-                    why: why_refused(core, addr, value),
-                }
+        match e {
+            ClientError::Board { code, .. } if code == ErrorCode::RegisterRejected as u8 => {
+                let why = match self.core {
+                    Some(core) => why_refused(core, addr, value),
+                    None => format!(
+                        "{} 0x{addr:02X}: refused (no HELLO yet, so the register map that would say why \
+                         is unknown)",
+                        value.map_or("read of".to_string(), |v| format!("write of {v} to"))
+                    ),
+                };
+                ClientError::Register { why }
             }
-            (e, _) => e,
+            e => e,
         }
     }
 
