@@ -421,3 +421,16 @@ fn nothing_the_user_wrote_reaches_the_terminal_raw() {
         "{err:?}"
     );
 }
+
+#[test]
+fn counters_at_their_largest_are_shown_without_overflow() {
+    use aqm_golden::dualpi2::kind::DUALPI2_CORE;
+    use aqm_host::tc::{format_json, format_show, shown};
+    for core in [PIE, &DUALPI2_CORE as Core] {
+        let v = vec![u32::MAX; shown(core).len()];
+        let text = format_show(core, &v);
+        // Two 64-bit byte counters of 2^64 - 1 each: saturated, not wrapped.
+        assert!(text.contains("Sent "), "{text}");
+        assert!(format_json(core, &v).starts_with("[{"));
+    }
+}

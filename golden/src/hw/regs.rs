@@ -347,7 +347,7 @@ impl Tc {
     pub fn show(&self, v: u64) -> String {
         let w = self.word;
         match self.value {
-            TcValue::TimeUs { .. } => format!("{w} {}", format_duration(v * 1000)),
+            TcValue::TimeUs { .. } => format!("{w} {}", format_duration(v.saturating_mul(1000))),
             TcValue::Integer { suffixes } => format!("{w} {v}{}", suffixes.first().unwrap_or(&"")),
             TcValue::Hz { scale } => format!("{w} {:.2}", v as f64 / scale as f64),
             TcValue::Percent => format!("{w} {v}%"),
@@ -624,8 +624,15 @@ impl Src {
     }
 }
 
+/// The sum of register values read from a board: saturated, not wrapped or a panic, on values no core
+/// reaches.
 fn sum(src: &[Src], v: &dyn Fn(u8) -> u32) -> u64 {
-    src.iter().map(|s| s.value(v)).sum()
+    src.iter().fold(0u64, |a, s| a.saturating_add(s.value(v)))
+}
+
+/// `n` ticks of `ns` in whole microseconds, without overflow.
+fn ticks_us(n: u64, ns: u64) -> u128 {
+    u128::from(n) * u128::from(ns) / 1000
 }
 
 impl TcStats {
@@ -694,7 +701,7 @@ impl TcStats {
         match x.form {
             XForm::Count => format!("{} {n}", x.label),
             XForm::Prob { max } => format!("{} {:.6}", x.label, n as f64 / max as f64),
-            XForm::Us { ns } => format!("{} {}us", x.label, n * ns / 1000),
+            XForm::Us { ns } => format!("{} {}us", x.label, ticks_us(n, ns)),
             XForm::Credit => {
                 let c = n as u32 as i32;
                 let q = if c > 0 { "C-queue" } else { "L-queue" };
@@ -708,7 +715,7 @@ impl TcStats {
         let value = match x.form {
             XForm::Count => n.to_string(),
             XForm::Prob { max } => format!("{}", n as f64 / max as f64),
-            XForm::Us { ns } => (n * ns / 1000).to_string(),
+            XForm::Us { ns } => ticks_us(n, ns).to_string(),
             XForm::Credit => (n as u32 as i32).to_string(),
         };
         format!("\"{}\":{value}", x.json)
