@@ -53,8 +53,9 @@ struct Cli {
     /// Serial port of the board.
     #[arg(long, default_value = "/dev/ttyUSB0")]
     port: String,
-    /// UART rate of the bitstream.
-    #[arg(long, default_value_t = 1_000_000)]
+    /// UART rate of the bitstream, 300 to 12000000 baud.
+    #[arg(long, default_value_t = 1_000_000,
+          value_parser = clap::value_parser!(u32).range(300..=12_000_000))]
     baud: u32,
     /// Use a Verilated board top instead of a serial port.
     #[arg(long)]

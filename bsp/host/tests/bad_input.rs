@@ -190,9 +190,12 @@ fn an_event_time_beyond_the_board_time_since_start_is_refused() {
     assert!(e.contains("of board time have passed"), "{e}");
 }
 
+/// One field of a HELLO set out of its range.
+type Spoil = fn(&mut Hello);
+
 #[test]
 fn every_hello_field_out_of_range_is_refused_naming_the_field() {
-    let cases: [(fn(&mut Hello), &str); 8] = [
+    let cases: [(Spoil, &str); 8] = [
         (|h| h.version = 9, "protocol version 9"),
         (|h| h.core_id = 0x1234_5678, "0x12345678"),
         (|h| h.ns_per_cycle = 0, "ns_per_cycle 0: expected 1..=1000"),
@@ -398,6 +401,7 @@ fn the_command_line_refuses_values_out_of_range_naming_the_flag() {
         (vec!["set", "link", "5000gbit"], "122071bit..=4096Gbit"),
         (vec!["sim-stream", "mix", "--speed", "1e-9"], "--speed"),
         (vec!["sim-stream", "mix", "--max", "0"], "--max"),
+        (vec!["--baud", "0", "hello"], "--baud"),
     ] {
         let mut a = vec!["--sim"];
         a.extend(args.iter());

@@ -84,8 +84,8 @@ enum Command {
         aqm: String,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Run each point this many times and keep the fastest.
-        #[arg(long, default_value_t = 5)]
+        /// Run each point this many times and keep the fastest (1..=1000).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
         repeat: u32,
     },
 }
