@@ -1,9 +1,25 @@
 //! The protocol client: one command at a time, events collected on the way.
+//!
+//! Every number the board sends is checked where it enters: HELLO's fields against their ranges (and
+//! the core's golden description), each event's time against the board time since START, the number of
+//! events against the descriptors injected; and every read loop has a deadline, so a board that floods
+//! events or noise is an error naming what was being waited for, not a hang or unbounded memory.
 
+use crate::board_core::{from_id, Core};
 use crate::transport::Transport;
+use crate::writes::why_refused;
 use aqm_protocol::{Decoded, Decoder, Descriptor, ErrorCode, Message, Request, RequestError};
 use std::fmt;
 use std::time::Duration;
+
+/// HELLO's ns per cycle: 1 GHz to 1 MHz.
+pub const NS_PER_CYCLE_RANGE: (u32, u32) = (1, 1000);
+
+/// Board time the client waits for one answer, events included, by default.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(60);
+
+/// Events the board may still send from before the first START (a previous session's queue).
+const STALE_EVENTS: usize = 1 << 16;
 
 /// What can go wrong talking to the board.
 #[derive(Debug)]
@@ -22,6 +38,23 @@ pub enum ClientError {
     Garbled(String),
     /// The request has no frame (an INJECT of too many descriptors); nothing was sent.
     Request(RequestError),
+    /// The core refused a register access: which, and why (from the register table and the golden
+    /// model).
+    Register {
+        why: String,
+    },
+    /// The board sent a number outside its range (a HELLO field, an event's time, more events than
+    /// descriptors).
+    Implausible(String),
+    /// The board kept sending for longer than the client's deadline without the answer.
+    Deadline {
+        waiting_for: &'static str,
+        after: Duration,
+        verdicts: usize,
+        departures: usize,
+    },
+    /// A request the host refuses to send (a bad pacing); nothing was sent.
+    Input(String),
 }
 
 impl fmt::Display for ClientError {
@@ -38,6 +71,20 @@ impl fmt::Display for ClientError {
             }
             ClientError::Garbled(s) => write!(f, "garbled frame from the board: {s}"),
             ClientError::Request(e) => write!(f, "cannot send: {e}"),
+            ClientError::Register { why } => write!(f, "the core refused the register access: {why}"),
+            ClientError::Implausible(s) => write!(f, "the board sent an impossible value: {s}"),
+            ClientError::Deadline {
+                waiting_for,
+                after,
+                verdicts,
+                departures,
+            } => write!(
+                f,
+                "no {waiting_for} from the board within {} ms of board time (it kept sending: {verdicts} \
+                 verdicts and {departures} departures collected)",
+                after.as_millis()
+            ),
+            ClientError::Input(s) => write!(f, "{s}"),
         }
     }
 }
@@ -88,10 +135,18 @@ pub struct Client<T: Transport> {
     pub transport: T,
     decoder: Decoder,
     pub info: Option<BoardInfo>,
+    /// The board's core, from HELLO's core ID (explains a refused register access).
+    pub core: Option<Core>,
     pub verdicts: Vec<VerdictEvent>,
     pub departures: Vec<DepartEvent>,
-    /// Board time to wait for an answer.
+    /// Board time to wait for each byte of an answer.
     pub timeout: Duration,
+    /// Board time to wait for one whole answer, however many events come before it.
+    pub deadline: Duration,
+    /// The transport's time when START was answered (None before the first START).
+    started: Option<Duration>,
+    /// Descriptors sent since START (an upper bound: those of raw frames count by their bytes).
+    injected: usize,
 }
 
 impl<T: Transport> Client<T> {
@@ -100,9 +155,13 @@ impl<T: Transport> Client<T> {
             transport,
             decoder: Decoder::new(),
             info: None,
+            core: None,
             verdicts: vec![],
             departures: vec![],
             timeout: Duration::from_millis(200),
+            deadline: DEFAULT_DEADLINE,
+            started: None,
+            injected: 0,
         }
     }
 
@@ -111,9 +170,111 @@ impl<T: Transport> Client<T> {
             .map_or(0, |i| i.verdict_latency as u64 * i.ns_per_cycle as u64)
     }
 
-    /// Reads frames until one that is not an event arrives (events are stored).
+    /// The most events of each kind the board may have sent: one verdict per descriptor injected since
+    /// START, at most one departure per verdict; before the first START, a previous session's.
+    fn event_bound(&self) -> usize {
+        match self.started {
+            Some(_) => self.injected,
+            None => STALE_EVENTS + self.injected,
+        }
+    }
+
+    /// Checks a board time (ns since START) of `what` against the board time that has passed since
+    /// START, with 1 s and 1 % to spare for a board's clock against the host's.
+    fn check_time(&self, what: &str, t: u64) -> Result<(), ClientError> {
+        let Some(t0) = self.started else {
+            return Ok(());
+        };
+        let since = self.transport.elapsed().saturating_sub(t0);
+        let bound = since + Duration::from_secs(1) + since / 100;
+        if u128::from(t) > bound.as_nanos() {
+            return Err(ClientError::Implausible(format!(
+                "{what}: {t} ns since START, but only {} ns of board time have passed",
+                since.as_nanos()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Stores an event, checked: its times within the board time since START, no more events than
+    /// descriptors.
+    fn event(&mut self, m: Message) -> Result<Option<Message>, ClientError> {
+        let bound = self.event_bound();
+        match m {
+            Message::Verdict {
+                tag,
+                code,
+                queue,
+                time,
+            } => {
+                let what = format!("VERDICT for tag {tag}");
+                self.check_time(&what, time)?;
+                let latency = self.latency_ns();
+                let accepted_ns = time.checked_sub(latency).ok_or_else(|| {
+                    ClientError::Implausible(format!(
+                        "{what}: its time {time} ns is less than the verdict latency ({latency} ns), \
+                         so the descriptor would have been accepted before START"
+                    ))
+                })?;
+                if self.verdicts.len() >= bound {
+                    return Err(ClientError::Implausible(format!(
+                        "{what}: verdict {} but only {} descriptors were injected since START",
+                        self.verdicts.len() + 1,
+                        self.injected
+                    )));
+                }
+                self.verdicts.push(VerdictEvent {
+                    tag,
+                    code,
+                    queue,
+                    accepted_ns,
+                });
+                Ok(None)
+            }
+            Message::Depart {
+                tag,
+                len,
+                ecn,
+                dropped,
+                queue,
+                sojourn_ns,
+            } => {
+                let what = format!("DEPART of tag {tag}");
+                self.check_time(&what, sojourn_ns)?;
+                if self.departures.len() >= bound {
+                    return Err(ClientError::Implausible(format!(
+                        "{what}: departure {} but only {} descriptors were injected since START",
+                        self.departures.len() + 1,
+                        self.injected
+                    )));
+                }
+                self.departures.push(DepartEvent {
+                    tag,
+                    len,
+                    ecn,
+                    dropped,
+                    queue,
+                    sojourn_ns,
+                });
+                Ok(None)
+            }
+            other => Ok(Some(other)),
+        }
+    }
+
+    /// Reads frames until one that is not an event arrives (events are stored), within the deadline.
     fn answer(&mut self, waiting_for: &'static str) -> Result<Message, ClientError> {
+        let t0 = self.transport.elapsed();
         loop {
+            let after = self.transport.elapsed().saturating_sub(t0);
+            if after > self.deadline {
+                return Err(ClientError::Deadline {
+                    waiting_for,
+                    after: self.deadline,
+                    verdicts: self.verdicts.len(),
+                    departures: self.departures.len(),
+                });
+            }
             let Some(b) = self.transport.recv(self.timeout)? else {
                 return Err(ClientError::Timeout { waiting_for });
             };
@@ -135,35 +296,10 @@ impl<T: Transport> Client<T> {
                     frame.payload.len()
                 ))
             })?;
-            match m {
-                Message::Verdict {
-                    tag,
-                    code,
-                    queue,
-                    time,
-                } => self.verdicts.push(VerdictEvent {
-                    tag,
-                    code,
-                    queue,
-                    accepted_ns: time - self.latency_ns(),
-                }),
-                Message::Depart {
-                    tag,
-                    len,
-                    ecn,
-                    dropped,
-                    queue,
-                    sojourn_ns,
-                } => self.departures.push(DepartEvent {
-                    tag,
-                    len,
-                    ecn,
-                    dropped,
-                    queue,
-                    sojourn_ns,
-                }),
-                Message::Error { cmd, code } => return Err(ClientError::Board { cmd, code }),
-                other => return Ok(other),
+            match self.event(m)? {
+                None => {}
+                Some(Message::Error { cmd, code }) => return Err(ClientError::Board { cmd, code }),
+                Some(other) => return Ok(other),
             }
         }
     }
@@ -174,10 +310,52 @@ impl<T: Transport> Client<T> {
         self.answer(waiting_for)
     }
 
-    /// Sends raw bytes (for tests of bad frames) and returns the board's answer.
+    /// Sends raw bytes (for tests of bad frames) and returns the board's answer. The bytes may inject
+    /// descriptors (5 bytes each at most) or restart the board's clock, so the event checks loosen.
     pub fn raw(&mut self, bytes: &[u8]) -> Result<Message, ClientError> {
+        self.injected += bytes.len() / 5;
+        self.started = None;
         self.transport.send(bytes)?;
         self.answer("an answer to raw bytes")
+    }
+
+    /// A board's HELLO, each field checked against its range: the protocol version this host speaks, a
+    /// core ID of a known core, ns per cycle in [`NS_PER_CYCLE_RANGE`], a UART of at least one cycle
+    /// per bit, a capacity and event depth of at least one, the core's verdict latency.
+    fn check_hello(i: &BoardInfo) -> Result<Core, String> {
+        if i.version != aqm_protocol::VERSION {
+            return Err(format!(
+                "protocol version {}: this host speaks version {}",
+                i.version,
+                aqm_protocol::VERSION
+            ));
+        }
+        let core = from_id(i.core_id)?;
+        let (lo, hi) = NS_PER_CYCLE_RANGE;
+        if !(lo..=hi).contains(&i.ns_per_cycle) {
+            return Err(format!(
+                "ns_per_cycle {}: expected {lo}..={hi} (1 GHz to 1 MHz)",
+                i.ns_per_cycle
+            ));
+        }
+        for (field, v) in [
+            ("cycles_per_bit", i.cycles_per_bit),
+            ("capacity", i.capacity),
+            ("event_depth", i.event_depth),
+        ] {
+            if v == 0 {
+                return Err(format!("{field} 0: expected 1..=65535"));
+            }
+        }
+        if u64::from(i.verdict_latency) != core.verdict_latency() {
+            return Err(format!(
+                "verdict_latency {} cycles: the {} core's is {}",
+                i.verdict_latency,
+                core.title(),
+                core.verdict_latency()
+            ));
+        }
+        Ok(core)
     }
 
     pub fn hello(&mut self) -> Result<BoardInfo, ClientError> {
@@ -200,7 +378,10 @@ impl<T: Transport> Client<T> {
                     event_depth,
                     verdict_latency,
                 };
+                let core = Self::check_hello(&i)
+                    .map_err(|e| ClientError::Implausible(format!("HELLO_OK: {e}")))?;
                 self.info = Some(i);
+                self.core = Some(core);
                 Ok(i)
             }
             m => Err(ClientError::Garbled(format!(
@@ -209,22 +390,45 @@ impl<T: Transport> Client<T> {
         }
     }
 
+    /// A refused access at `addr` explained, if the board's core is known.
+    fn refused(&self, e: ClientError, addr: u8, value: Option<u32>) -> ClientError {
+        match e {
+            ClientError::Board { code, .. } if code == ErrorCode::RegisterRejected as u8 => {
+                let why = match self.core {
+                    Some(core) => why_refused(core, addr, value),
+                    None => format!(
+                        "{} 0x{addr:02X}: refused (no HELLO yet, so the register map that would say why \
+                         is unknown)",
+                        value.map_or("read of".to_string(), |v| format!("write of {v} to"))
+                    ),
+                };
+                ClientError::Register { why }
+            }
+            e => e,
+        }
+    }
+
     pub fn read(&mut self, addr: u8) -> Result<u32, ClientError> {
-        match self.request(Request::Read { addr }, "READ_OK")? {
-            Message::ReadOk { addr: a, value } if a == addr => Ok(value),
-            m => Err(ClientError::Garbled(format!(
+        match self.request(Request::Read { addr }, "READ_OK") {
+            Ok(Message::ReadOk { addr: a, value }) if a == addr => Ok(value),
+            Ok(m) => Err(ClientError::Garbled(format!(
                 "expected READ_OK for 0x{addr:02X}, got {m:?}"
             ))),
+            Err(e) => Err(self.refused(e, addr, None)),
         }
     }
 
     /// Writes a register; returns the time (ns since START) the core took it.
     pub fn write(&mut self, addr: u8, value: u32) -> Result<u64, ClientError> {
-        match self.request(Request::Write { addr, value }, "WRITE_OK")? {
-            Message::WriteOk { addr: a, time } if a == addr => Ok(time),
-            m => Err(ClientError::Garbled(format!(
+        match self.request(Request::Write { addr, value }, "WRITE_OK") {
+            Ok(Message::WriteOk { addr: a, time }) if a == addr => {
+                self.check_time(&format!("WRITE_OK of 0x{addr:02X}"), time)?;
+                Ok(time)
+            }
+            Ok(m) => Err(ClientError::Garbled(format!(
                 "expected WRITE_OK for 0x{addr:02X}, got {m:?}"
             ))),
+            Err(e) => Err(self.refused(e, addr, Some(value))),
         }
     }
 
@@ -234,6 +438,8 @@ impl<T: Transport> Client<T> {
             Message::StartOk => {
                 self.verdicts.clear();
                 self.departures.clear();
+                self.started = Some(self.transport.elapsed());
+                self.injected = 0;
                 Ok(())
             }
             m => Err(ClientError::Garbled(format!(
@@ -244,6 +450,8 @@ impl<T: Transport> Client<T> {
 
     /// Injects 1 to 32 descriptors.
     pub fn inject(&mut self, d: &[Descriptor]) -> Result<(), ClientError> {
+        // Counted before the answer: their verdicts may come before INJECT_OK.
+        self.injected += d.len();
         match self.request(Request::Inject(d.to_vec()), "INJECT_OK")? {
             Message::InjectOk { count } if count as usize == d.len() => Ok(()),
             m => Err(ClientError::Garbled(format!(
@@ -253,11 +461,11 @@ impl<T: Transport> Client<T> {
         }
     }
 
-    /// Collects events until none has arrived for `quiet` of board time.
+    /// Collects events until none has arrived for `quiet` of board time (within the deadline).
     pub fn drain_events(&mut self, quiet: Duration) -> Result<(), ClientError> {
         let saved = self.timeout;
         self.timeout = quiet;
-        let r = self.answer("events");
+        let r = self.answer("end of the events");
         self.timeout = saved;
         match r {
             Err(ClientError::Timeout { .. }) => Ok(()),

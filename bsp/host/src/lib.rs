@@ -9,3 +9,4 @@ pub mod sim_trace;
 pub mod stream;
 pub mod tc;
 pub mod transport;
+pub mod writes;

@@ -33,9 +33,13 @@ use aqm_golden::QueueId;
 use aqm_host::board_core::{self, identify, Core};
 use aqm_host::client::{Client, ClientError};
 use aqm_host::sim_trace::{simulate, stream_paced, SimRunOptions};
-use aqm_host::stream::{check_stream, fates, parse_trace, stream, Fates, Pacing, StreamRecord};
+use aqm_host::stream::{
+    check_stream, fates, parse_trace, stream, Fates, Pacing, StreamRecord, MAX_GAP,
+};
 use aqm_host::tc::{format_json, format_show, parse_set, shown};
 use aqm_host::transport::{SerialTransport, SimTransport, Transport};
+use aqm_host::writes::{apply_all, check_writes};
+use clap::builder::RangedU64ValueParser;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -49,8 +53,9 @@ struct Cli {
     /// Serial port of the board.
     #[arg(long, default_value = "/dev/ttyUSB0")]
     port: String,
-    /// UART rate of the bitstream.
-    #[arg(long, default_value_t = 1_000_000)]
+    /// UART rate of the bitstream, 300 to 12000000 baud.
+    #[arg(long, default_value_t = 1_000_000,
+          value_parser = clap::value_parser!(u32).range(300..=12_000_000))]
     baud: u32,
     /// Use a Verilated board top instead of a serial port.
     #[arg(long)]
@@ -96,10 +101,12 @@ enum Cmd {
         #[arg(long, default_value = "")]
         set: String,
         /// Descriptors per INJECT frame (1..=32).
-        #[arg(long, default_value_t = 32)]
+        #[arg(long, default_value_t = 32,
+              value_parser = RangedU64ValueParser::<usize>::new().range(1..=aqm_protocol::MAX_INJECT as u64))]
         batch: usize,
-        /// Board time between INJECT frames, us.
-        #[arg(long, default_value_t = 0)]
+        /// Board time between INJECT frames, us (0..=10000000, 10 s).
+        #[arg(long, default_value_t = 0,
+              value_parser = clap::value_parser!(u64).range(0..=MAX_GAP.as_micros() as u64))]
         gap_us: u64,
         /// Check every verdict and departure against the golden model.
         #[arg(long)]
@@ -124,10 +131,10 @@ enum Cmd {
         /// Multiply the scenario's durations by this.
         #[arg(long, default_value_t = 1.0)]
         time_scale: f64,
-        /// Stream only the first N arrivals.
-        #[arg(long)]
+        /// Stream only the first N arrivals (at least 1).
+        #[arg(long, value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
         max: Option<usize>,
-        /// Board time runs this many times faster than simulated time.
+        /// Board time runs this many times faster than simulated time (0.001 to 1000000).
         #[arg(long, default_value_t = 1.0)]
         speed: f64,
         /// More tc-like words, applied after the simulated AQM's parameters (e.g. "link off").
@@ -155,9 +162,16 @@ fn reg_addr(core: Core, s: &str) -> Result<u8, String> {
     })
 }
 
-fn parse_words(core: Core, set: &str) -> Result<Vec<(u8, u32)>, String> {
-    let words: Vec<String> = set.split_whitespace().map(String::from).collect();
-    parse_set(core, &words)
+/// tc-like words as register writes, every one checked against the register table and the golden
+/// model before any is sent.
+fn parse_words(core: Core, words: &[String]) -> Result<Vec<(u8, u32)>, String> {
+    let writes = parse_set(core, words)?;
+    check_writes(core, &writes)?;
+    Ok(writes)
+}
+
+fn split_words(set: &str) -> Vec<String> {
+    set.split_whitespace().map(String::from).collect()
 }
 
 /// What became of the descriptors on the board, and the DualPI2 core's classification.
@@ -198,9 +212,8 @@ fn run<T: Transport>(c: &mut Client<T>, expected: Option<Core>, cmd: Cmd) -> Res
             );
         }
         Cmd::Set { words } => {
-            for (a, v) in parse_set(core, &words)? {
-                c.write(a, v).map_err(e)?;
-            }
+            let writes = parse_words(core, &words)?;
+            apply_all(c, core, &writes)?;
         }
         Cmd::Show { json } => {
             let mut v = vec![];
@@ -235,9 +248,10 @@ fn run<T: Transport>(c: &mut Client<T>, expected: Option<Core>, cmd: Cmd) -> Res
             compare,
         } => {
             let text = std::fs::read_to_string(&trace)
-                .map_err(|err| format!("cannot read {trace}: {err}"))?;
-            let descs = parse_trace(&text).map_err(|m| format!("{trace}: {m}"))?;
-            let params = parse_words(core, &set)?;
+                .map_err(|err| format!("cannot read {trace:?}: {err}"))?;
+            let descs = parse_trace(&text).map_err(|m| format!("{trace:?}: {m}"))?;
+            let params =
+                parse_words(core, &split_words(&set)).map_err(|m| format!("--set: {m}"))?;
             let pacing = Pacing {
                 batch,
                 gap: Duration::from_micros(gap_us),
@@ -246,15 +260,17 @@ fn run<T: Transport>(c: &mut Client<T>, expected: Option<Core>, cmd: Cmd) -> Res
             c.timeout = Duration::from_secs(1);
             let rec = stream(c, &params, &descs, pacing).map_err(e)?;
             // The rate in the board's time: descriptors over the time to the last acceptance.
-            let secs = rec
-                .verdicts
-                .last()
-                .map_or(0.0, |v| v.accepted_ns as f64 / 1e9);
+            let rate = match rec.verdicts.last() {
+                Some(v) if v.accepted_ns > 0 => format!(
+                    "{:.0} descriptors/s of board time",
+                    rec.verdicts.len() as f64 / (v.accepted_ns as f64 / 1e9)
+                ),
+                _ => "no rate: nothing accepted after START".into(),
+            };
             println!(
-                "{} descriptors through the {title} core: {} ({:.0} descriptors/s of board time)",
+                "{} descriptors through the {title} core: {} ({rate})",
                 rec.verdicts.len(),
                 board_outcome(core, &rec, &descs),
-                rec.verdicts.len() as f64 / secs
             );
             if compare {
                 let s = check_stream(&rec, &descs)?;
@@ -275,8 +291,10 @@ fn run<T: Transport>(c: &mut Client<T>, expected: Option<Core>, cmd: Cmd) -> Res
             set,
             save_trace,
         } => {
-            if !(speed.is_finite() && speed > 0.0) {
-                return Err(format!("--speed {speed}: must be more than 0"));
+            if !(speed.is_finite() && (1e-3..=1e6).contains(&speed)) {
+                return Err(format!(
+                    "--speed {speed}: must be more than 0, from 0.001 to 1000000"
+                ));
             }
             let run = simulate(
                 &SimRunOptions {
@@ -294,10 +312,12 @@ fn run<T: Transport>(c: &mut Client<T>, expected: Option<Core>, cmd: Cmd) -> Res
             }
             if let Some(path) = &save_trace {
                 std::fs::write(path, run.trace_text())
-                    .map_err(|err| format!("cannot write {path}: {err}"))?;
+                    .map_err(|err| format!("--save-trace {path:?}: cannot write: {err}"))?;
             }
             let mut params = run.register_writes();
-            params.extend(parse_words(core, &set)?);
+            params
+                .extend(parse_words(core, &split_words(&set)).map_err(|m| format!("--set: {m}"))?);
+            check_writes(core, &params)?;
             let span_ns = run.arrivals.last().map_or(0, |a| a.at_ns);
             println!(
                 "simulated {} with {} (seed {seed}): {} arrivals in {:.3} s; streaming {} of them \
@@ -338,6 +358,18 @@ fn run<T: Transport>(c: &mut Client<T>, expected: Option<Core>, cmd: Cmd) -> Res
     Ok(())
 }
 
+/// `m` with its control characters (but for line breaks) escaped, so that nothing a user wrote reaches
+/// the terminal raw.
+fn escape_controls(m: &str) -> String {
+    m.chars()
+        .map(|ch| match ch {
+            '\n' => "\n".to_string(),
+            ch if ch.is_control() => ch.escape_default().to_string(),
+            ch => ch.to_string(),
+        })
+        .collect()
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = if cli.sim {
@@ -355,7 +387,7 @@ fn main() -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(m) => {
-            eprintln!("aqm-host: {m}");
+            eprintln!("aqm-host: {}", escape_controls(&m));
             ExitCode::FAILURE
         }
     }

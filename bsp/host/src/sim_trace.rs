@@ -17,7 +17,7 @@ use crate::client::{Client, ClientError};
 use crate::stream::{Fate, StreamRecord};
 use crate::transport::Transport;
 use aqm_golden::dualpi2::params::HARDWARE_PARAMS;
-use aqm_golden::hw::regs::link_byte_time;
+use aqm_golden::hw::regs::{link_byte_time, link_byte_time_checked};
 use aqm_golden::hw::{CoreParams, RegWrite};
 use aqm_golden::{dualpi2, Admission, DropReason};
 use aqm_netsim::registry::{dualpi2_params_over, pie_params, AqmSpec, Params, Registry};
@@ -271,6 +271,19 @@ pub fn simulate(o: &SimRunOptions, core: Core) -> Result<SimRun, String> {
         }
     }
     let total_arrivals = arrivals.len();
+    // The board's link model runs at the scenario's rate: one it cannot represent is an error here, not
+    // a saturated (or switched-off) link.
+    link_byte_time_checked(point.spec.rate_bps).map_err(|e| {
+        format!(
+            "scenario {:?}{}: its rate on the board's link model: {e}",
+            s.name,
+            if point.label.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", point.label)
+            }
+        )
+    })?;
     if let Some(n) = o.max {
         arrivals.truncate(n);
     }

@@ -66,6 +66,32 @@ pub struct Pacing {
     pub drain: Duration,
 }
 
+/// The longest gap between INJECT frames [`stream`] takes (board time).
+pub const MAX_GAP: Duration = Duration::from_secs(10);
+
+impl Pacing {
+    /// The pacing, checked: 1..=32 descriptors per INJECT, a gap of at most [`MAX_GAP`], a drain of at
+    /// most [`MAX_GAP`].
+    pub fn check(&self) -> Result<(), String> {
+        if !(1..=MAX_INJECT).contains(&self.batch) {
+            return Err(format!(
+                "batch {}: expected 1..={MAX_INJECT} descriptors per INJECT",
+                self.batch
+            ));
+        }
+        for (what, d) in [("gap", self.gap), ("drain", self.drain)] {
+            if d > MAX_GAP {
+                return Err(format!(
+                    "{what} {} us: expected 0..={} us",
+                    d.as_micros(),
+                    MAX_GAP.as_micros()
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Default for Pacing {
     /// As fast as the UART goes.
     fn default() -> Self {
@@ -85,7 +111,8 @@ pub fn stream<T: Transport>(
     descs: &[(u16, u8)],
     pacing: Pacing,
 ) -> Result<StreamRecord, ClientError> {
-    let batch = pacing.batch.clamp(1, MAX_INJECT);
+    pacing.check().map_err(ClientError::Input)?;
+    let batch = pacing.batch;
     let info = client.hello()?;
     client.start()?;
     let mut rec = StreamRecord {
@@ -231,6 +258,9 @@ pub struct CheckSummary {
 /// Cycles in a row with the golden core idle and its link free, after the last input, that end the
 /// replay: nothing is in flight, so no verdict or departure can follow.
 const QUIET_CYCLES: u32 = 1000;
+
+/// The board time (ns after START) up to which a record is replayed: an hour.
+const MAX_REPLAY_NS: u64 = 3600 * 1_000_000_000;
 
 fn code_name(code: u8) -> &'static str {
     ["enqueue", "mark", "early drop", "tail drop"][code as usize & 3]
@@ -383,6 +413,13 @@ pub fn check_stream(rec: &StreamRecord, descs: &[(u16, u8)]) -> Result<CheckSumm
         .chain(writes.keys().copied())
         .max()
         .unwrap_or(0);
+    if last > MAX_REPLAY_NS / nspc {
+        return Err(format!(
+            "the record's last input is at {} ns after START: beyond the {} s of board time a replay takes",
+            u128::from(last) * u128::from(nspc),
+            MAX_REPLAY_NS / 1_000_000_000
+        ));
+    }
     let limit = last + 50_000_000_000 / nspc;
     let (mut c, mut next, mut quiet) = (0u64, 0usize, 0u32);
     while c <= last || quiet < QUIET_CYCLES {

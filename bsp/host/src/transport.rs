@@ -117,6 +117,11 @@ impl SimTransport {
         Ok(t)
     }
 
+    /// Whole board cycles in `d` (saturated at u64::MAX).
+    fn cycles_in(&self, d: Duration) -> u64 {
+        u64::try_from(d.as_nanos() / u128::from(self.ns_per_cycle.max(1))).unwrap_or(u64::MAX)
+    }
+
     /// The LEDs now.
     pub fn leds(&mut self) -> u8 {
         self.board.step(true, self.tx_level).1
@@ -189,7 +194,7 @@ impl Transport for SimTransport {
     }
 
     fn recv(&mut self, timeout: Duration) -> io::Result<Option<u8>> {
-        let limit = self.cycles + timeout.as_nanos() as u64 / self.ns_per_cycle;
+        let limit = self.cycles.saturating_add(self.cycles_in(timeout));
         while self.inbox.is_empty() && self.cycles < limit {
             self.cycle();
         }
@@ -197,13 +202,12 @@ impl Transport for SimTransport {
     }
 
     fn idle(&mut self, d: Duration) {
-        let n = d.as_nanos() as u64 / self.ns_per_cycle;
-        for _ in 0..n {
+        for _ in 0..self.cycles_in(d) {
             self.cycle();
         }
     }
 
     fn elapsed(&self) -> Duration {
-        Duration::from_nanos(self.cycles * self.ns_per_cycle)
+        Duration::from_nanos(self.cycles.saturating_mul(self.ns_per_cycle))
     }
 }

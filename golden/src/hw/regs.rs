@@ -5,7 +5,9 @@
 //! `tc` column of `hdl/REGISTERS.md`, come from these rows; the tc options a core does not have are
 //! listed with the reason ([`TcAbsent`]).
 
-use crate::units::{format_duration, parse_duration_ns, parse_percent, parse_rate_bps, UnitError};
+use crate::units::{
+    format_duration, format_rate, parse_duration_ns, parse_percent, parse_rate_bps, UnitError,
+};
 
 /// How a register may be accessed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,6 +170,47 @@ pub fn link_byte_time(rate_bps: u64) -> u32 {
     ((8.0e9 * 256.0 / rate_bps.max(1) as f64).round() as u64).min(0xFF_FFFF) as u32
 }
 
+/// The link rates, bit/s, whose LINK_BYTE_TIME the register holds: from the slowest with a byte time of
+/// at most [`crate::hw::link::BYTE_TIME_RANGE`]'s top to the fastest whose byte time rounds to 1 (0 is
+/// the link model off).
+pub fn link_rate_range() -> (u64, u64) {
+    let top = crate::hw::link::BYTE_TIME_RANGE.1;
+    let bt = |r: u64| (8.0e9 * 256.0 / r as f64).round();
+    // From an estimate to the exact bound (rounding decides the last step).
+    let mut lo = (8.0e9 * 256.0 / (top as f64 + 0.5)) as u64;
+    while bt(lo) > top as f64 {
+        lo += 1;
+    }
+    while lo > 1 && bt(lo - 1) <= top as f64 {
+        lo -= 1;
+    }
+    let mut hi = (8.0e9 * 256.0 / 0.5) as u64;
+    while bt(hi) < 1.0 {
+        hi -= 1;
+    }
+    while bt(hi + 1) >= 1.0 {
+        hi += 1;
+    }
+    (lo, hi)
+}
+
+/// LINK_BYTE_TIME of a link rate, or an error giving the representable range (where
+/// [`link_byte_time`] would saturate, or round to 0 and so turn the link model off).
+pub fn link_byte_time_checked(rate_bps: u64) -> Result<u32, String> {
+    let (lo, hi) = link_rate_range();
+    if !(lo..=hi).contains(&rate_bps) {
+        return Err(format!(
+            "{} is outside the link model's range: expected {}..={} ({lo}..={hi} bit/s; LINK_BYTE_TIME \
+             1..={} in 1/256 ns per byte), or off",
+            format_rate(rate_bps),
+            format_rate(lo),
+            format_rate(hi),
+            crate::hw::link::BYTE_TIME_RANGE.1
+        ));
+    }
+    Ok(link_byte_time(rate_bps))
+}
+
 impl Tc {
     /// Whether the word takes a value after it.
     pub fn takes_value(&self, how: TcWord) -> bool {
@@ -254,7 +297,10 @@ impl Tc {
                 .and_then(one),
             TcValue::LinkRate => match s {
                 "off" => one(0),
-                r => one(link_byte_time(parse_rate_bps(r).map_err(unit_err(word))?)),
+                r => {
+                    let bps = parse_rate_bps(r).map_err(unit_err(word))?;
+                    one(link_byte_time_checked(bps).map_err(|e| format!("{word} {r}: {e}"))?)
+                }
             },
             TcValue::U64Pair => {
                 let v = parse_u64(s)?;
@@ -301,7 +347,7 @@ impl Tc {
     pub fn show(&self, v: u64) -> String {
         let w = self.word;
         match self.value {
-            TcValue::TimeUs { .. } => format!("{w} {}", format_duration(v * 1000)),
+            TcValue::TimeUs { .. } => format!("{w} {}", format_duration(v.saturating_mul(1000))),
             TcValue::Integer { suffixes } => format!("{w} {v}{}", suffixes.first().unwrap_or(&"")),
             TcValue::Hz { scale } => format!("{w} {:.2}", v as f64 / scale as f64),
             TcValue::Percent => format!("{w} {v}%"),
@@ -578,8 +624,15 @@ impl Src {
     }
 }
 
+/// The sum of register values read from a board: saturated, not wrapped or a panic, on values no core
+/// reaches.
 fn sum(src: &[Src], v: &dyn Fn(u8) -> u32) -> u64 {
-    src.iter().map(|s| s.value(v)).sum()
+    src.iter().fold(0u64, |a, s| a.saturating_add(s.value(v)))
+}
+
+/// `n` ticks of `ns` in whole microseconds, without overflow.
+fn ticks_us(n: u64, ns: u64) -> u128 {
+    u128::from(n) * u128::from(ns) / 1000
 }
 
 impl TcStats {
@@ -648,7 +701,7 @@ impl TcStats {
         match x.form {
             XForm::Count => format!("{} {n}", x.label),
             XForm::Prob { max } => format!("{} {:.6}", x.label, n as f64 / max as f64),
-            XForm::Us { ns } => format!("{} {}us", x.label, n * ns / 1000),
+            XForm::Us { ns } => format!("{} {}us", x.label, ticks_us(n, ns)),
             XForm::Credit => {
                 let c = n as u32 as i32;
                 let q = if c > 0 { "C-queue" } else { "L-queue" };
@@ -662,7 +715,7 @@ impl TcStats {
         let value = match x.form {
             XForm::Count => n.to_string(),
             XForm::Prob { max } => format!("{}", n as f64 / max as f64),
-            XForm::Us { ns } => (n * ns / 1000).to_string(),
+            XForm::Us { ns } => ticks_us(n, ns).to_string(),
             XForm::Credit => (n as u32 as i32).to_string(),
         };
         format!("\"{}\":{value}", x.json)
@@ -732,6 +785,25 @@ impl TcStats {
 mod tests {
     use super::*;
     use crate::hw::CORES;
+
+    #[test]
+    fn link_rates_outside_the_byte_time_register_are_refused_with_the_range() {
+        let (lo, hi) = link_rate_range();
+        assert_eq!((lo, hi), (122_071, 4_096_000_000_000));
+        let top = crate::hw::link::BYTE_TIME_RANGE.1;
+        assert!(link_byte_time_checked(lo).is_ok_and(|bt| bt <= top));
+        // Below it, the byte time would have saturated: the register cannot hold the rate.
+        assert!((8.0e9 * 256.0 / (lo - 1) as f64).round() > top as f64);
+        assert_eq!(link_byte_time_checked(hi), Ok(1));
+        for r in [lo - 1, hi + 1, 1, 5_000_000_000_000] {
+            let e = link_byte_time_checked(r).unwrap_err();
+            assert!(e.contains("expected 122071bit..=4096Gbit"), "{e}");
+        }
+        assert_eq!(
+            link_byte_time_checked(20_000_000),
+            Ok(link_byte_time(20_000_000))
+        );
+    }
 
     #[test]
     fn every_parameter_register_has_one_unambiguous_tc_word() {

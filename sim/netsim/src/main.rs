@@ -1,6 +1,9 @@
 //! `aqm-netsim`: run the simulator's scenarios for any AQM from the command line.
 
-use aqm_netsim::output::{cost_table, per_seed_table, summary_table, write_all, write_cost};
+use aqm_netsim::output::{
+    check_out_dir, conservation_lines, cost_table, per_seed_table, summary_table, write_all,
+    write_cost,
+};
 use aqm_netsim::plot::write_plots;
 use aqm_netsim::scenario::{named, NAMED};
 use aqm_netsim::sweep::{self, load_scenario, GridArgs};
@@ -29,7 +32,7 @@ enum Command {
         grid: GridArgs,
         #[command(flatten)]
         output: OutputArgs,
-        /// Worker threads (default: one per core).
+        /// Worker threads, 1 to 4 per core (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
     },
@@ -57,7 +60,7 @@ enum Command {
         /// A run by id (from DIR/manifest.jsonl); may be repeated.
         #[arg(long = "run", value_name = "ID", action = clap::ArgAction::Append)]
         run: Vec<String>,
-        /// Worker threads (default: one per core).
+        /// Worker threads, 1 to 4 per core (default: one per core).
         #[arg(long)]
         jobs: Option<usize>,
     },
@@ -81,8 +84,8 @@ enum Command {
         aqm: String,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Run each point this many times and keep the fastest.
-        #[arg(long, default_value_t = 5)]
+        /// Run each point this many times and keep the fastest (1..=1000).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
         repeat: u32,
     },
 }
@@ -109,6 +112,8 @@ fn emit(report: &Report, o: &OutputArgs) -> Result<(), Error> {
         print!("{}", per_seed_table(report));
     }
     println!();
+    print!("{}", conservation_lines(report, o.per_seed));
+    println!();
     print!("{}", cost_table(report));
     if let Some(dir) = &o.out {
         let mut files = write_all(report, dir)?;
@@ -121,13 +126,24 @@ fn emit(report: &Report, o: &OutputArgs) -> Result<(), Error> {
     Ok(())
 }
 
-fn set_jobs(jobs: Option<usize>) {
-    if let Some(n) = jobs {
-        // Only fails if the pool was already built, in which case it is used as it is.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build_global();
+/// Worker threads per core `--jobs` may ask for at most.
+const JOBS_PER_CORE: usize = 4;
+
+/// Sets the worker threads, `--jobs` checked: 1 to [`JOBS_PER_CORE`] per core of this machine.
+fn set_jobs(jobs: Option<usize>) -> Result<(), Error> {
+    let Some(n) = jobs else { return Ok(()) };
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+    let max = cores * JOBS_PER_CORE;
+    if !(1..=max).contains(&n) {
+        return Err(Error::Config(format!(
+            "--jobs {n}: expected 1..={max} ({JOBS_PER_CORE} per core, {cores} cores here)"
+        )));
     }
+    // Only fails if the pool was already built, in which case it is used as it is.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build_global();
+    Ok(())
 }
 
 fn run(cli: Cli) -> Result<(), Error> {
@@ -167,8 +183,11 @@ fn run(cli: Cli) -> Result<(), Error> {
             println!("{}", r.report());
         }
         Command::Run { grid, output, jobs } => {
+            set_jobs(jobs)?;
+            if let Some(dir) = &output.out {
+                check_out_dir(dir, "--out")?;
+            }
             let g = grid.resolve(&registry)?;
-            set_jobs(jobs);
             let report = run_scenario(
                 &g.scenario,
                 &g.aqms,
@@ -183,6 +202,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             out,
             no_calibration,
         } => {
+            check_out_dir(&out, "--out")?;
             let g = grid.resolve(&registry)?;
             let summary = sweep::manifest::write_plan(&g, &out, &registry, !no_calibration)?;
             print!("{}", summary.report(&out));
@@ -198,7 +218,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 None if !run.is_empty() => sweep::exec::Selection::Runs(run),
                 None => sweep::exec::Selection::All,
             };
-            set_jobs(jobs);
+            set_jobs(jobs)?;
             let s = sweep::exec::exec(&dir, &selection, &registry)?;
             eprintln!(
                 "aqm-netsim exec: {} runs: {} already done, {} run now, {} failed",
@@ -220,6 +240,9 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
         }
         Command::Merge { dir, output } => {
+            if let Some(out) = &output.out {
+                check_out_dir(out, "--out")?;
+            }
             let report = sweep::merge::merge(&dir)?;
             emit(&report, &output)?;
         }
@@ -227,11 +250,23 @@ fn run(cli: Cli) -> Result<(), Error> {
     Ok(())
 }
 
+/// `m` with its control characters (but for line breaks) escaped, so that nothing a user wrote reaches
+/// the terminal raw.
+fn escape_controls(m: &str) -> String {
+    m.chars()
+        .map(|ch| match ch {
+            '\n' => "\n".to_string(),
+            ch if ch.is_control() => ch.escape_default().to_string(),
+            ch => ch.to_string(),
+        })
+        .collect()
+}
+
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("aqm-netsim: error: {e}");
+            eprintln!("aqm-netsim: error: {}", escape_controls(&e.to_string()));
             ExitCode::FAILURE
         }
     }

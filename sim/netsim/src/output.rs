@@ -2,6 +2,7 @@
 //! no map iteration order), so the same runs give the same bytes. The one exception is what the runs
 //! cost ([`cost_table`], cost.csv): wall time, apart from the results.
 
+use crate::metrics::Conservation;
 use crate::runner::{Report, SummaryRow};
 use crate::Error;
 use serde_json::{json, Map, Value};
@@ -186,7 +187,19 @@ pub fn runs_csv(report: &Report) -> String {
     let cols: Vec<Vec<(String, Option<f64>)>> =
         report.runs.iter().map(|r| r.metrics.columns()).collect();
     let mut names = column_names(cols.iter());
-    names.extend(["events", "generated", "delivered", "dropped"].map(String::from));
+    // The packet accounting, last: generated = delivered + dropped + queued + on_link + in_transit.
+    names.extend(
+        [
+            "events",
+            "generated",
+            "delivered",
+            "dropped",
+            "queued",
+            "on_link",
+            "in_transit",
+        ]
+        .map(String::from),
+    );
     let mut out = format!("point,aqm,seed,{}\n", names.join(","));
     for (r, c) in report.runs.iter().zip(&cols) {
         let k = &r.metrics.conservation;
@@ -197,6 +210,9 @@ pub fn runs_csv(report: &Report) -> String {
                 "generated" => k.generated.to_string(),
                 "delivered" => k.delivered.to_string(),
                 "dropped" => k.dropped.to_string(),
+                "queued" => k.queued.to_string(),
+                "on_link" => k.on_link.to_string(),
+                "in_transit" => k.in_transit.to_string(),
                 _ => csv_number(lookup(c, n)),
             })
             .collect();
@@ -210,6 +226,57 @@ pub fn runs_csv(report: &Report) -> String {
         );
     }
     out
+}
+
+/// The packet accounting of `c` as one equation: `generated G = delivered D + dropped X + ...`.
+pub fn conservation_equation(c: &Conservation) -> String {
+    format!(
+        "generated {} = delivered {} + dropped {} + queued {} + on link {} + in transit {}",
+        c.generated, c.delivered, c.dropped, c.queued, c.on_link, c.in_transit
+    )
+}
+
+/// Packet conservation, checked in every run: one line with the sums over the runs, and with `per_run`
+/// one line per run (point, AQM, seed).
+pub fn conservation_lines(report: &Report, per_run: bool) -> String {
+    let mut total = Conservation::default();
+    let mut balanced = 0;
+    for r in &report.runs {
+        let c = &r.metrics.conservation;
+        total.generated += c.generated;
+        total.delivered += c.delivered;
+        total.dropped += c.dropped;
+        total.queued += c.queued;
+        total.on_link += c.on_link;
+        total.in_transit += c.in_transit;
+        balanced += usize::from(c.balanced());
+    }
+    let mut out = format!(
+        "packet conservation, {balanced} of {} runs balanced: {}\n",
+        report.runs.len(),
+        conservation_equation(&total)
+    );
+    if per_run {
+        for r in &report.runs {
+            let _ = writeln!(
+                out,
+                "  {}{}, seed {}: {}",
+                point_prefix(&r.point),
+                r.aqm,
+                r.seed,
+                conservation_equation(&r.metrics.conservation)
+            );
+        }
+    }
+    out
+}
+
+fn point_prefix(label: &str) -> String {
+    if label.is_empty() {
+        String::new()
+    } else {
+        format!("{label}, ")
+    }
 }
 
 /// results.json: the scenario, the medians and every run's metrics.
@@ -311,6 +378,22 @@ pub(crate) fn write_file(path: &Path, contents: &str) -> Result<(), Error> {
         path: path.display().to_string(),
         source,
     })
+}
+
+/// Checks before a long run that `dir` (the value of `flag`) can take the output: it is created if
+/// needed, and a probe file is written into it and removed.
+pub fn check_out_dir(dir: &Path, flag: &str) -> Result<(), Error> {
+    let fail = |what: &str, e: std::io::Error| {
+        Error::Config(format!(
+            "{flag} {:?}: {what}: {e} (expected a directory this user can write)",
+            dir.display().to_string()
+        ))
+    };
+    std::fs::create_dir_all(dir).map_err(|e| fail("cannot create it", e))?;
+    let probe = dir.join(format!(".aqm-netsim-probe-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| fail("cannot write into it", e))?;
+    std::fs::remove_file(&probe).map_err(|e| fail("cannot remove a file from it", e))?;
+    Ok(())
 }
 
 /// Writes summary.csv, runs.csv and results.json into `dir` (created if needed); returns the paths.

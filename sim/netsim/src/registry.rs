@@ -525,6 +525,10 @@ fn red(
         avpkt: p.integer("avpkt", 1, 65_535)?.map_or(d.avpkt, |v| v as u32),
         link_rate_bps: ctx.link_rate_bps,
     };
+    if params.w_q == 0.0 {
+        // A zero weight never moves the average queue: RED would never act.
+        return Err(p.bad_value("w_q", "0", "must be more than 0 (at most 1)"));
+    }
     if params.min_th >= params.max_th {
         let v = format!("{}", params.min_th);
         return Err(p.bad_value(

@@ -175,14 +175,19 @@ pub fn check_grid(
     if aqms.is_empty() || seeds.is_empty() {
         return Err(Error::Config("nothing to run: no AQM or no seed".into()));
     }
+    // At every point's rate: an AQM's parameters may depend on it (a shaper's rate, RED's thresholds).
+    let mut rates: Vec<u64> = scenario.points().iter().map(|p| p.spec.rate_bps).collect();
+    rates.dedup();
     for a in aqms {
-        registry.create(
-            a,
-            &FactoryContext {
-                seed: seeds[0],
-                link_rate_bps: scenario.rate.0,
-            },
-        )?;
+        for &link_rate_bps in &rates {
+            registry.create(
+                a,
+                &FactoryContext {
+                    seed: seeds[0],
+                    link_rate_bps,
+                },
+            )?;
+        }
     }
     Ok(())
 }

@@ -618,6 +618,22 @@ impl Scenario {
             if empty.contains(&true) {
                 return err("sweep", "the swept list is empty");
             }
+            if let Some(v) = &sw.rtt {
+                if let Some(r) = v.iter().find(|r| r.0 == 0 || r.0 > 10 * S) {
+                    return err(
+                        &format!("sweep.rtt = {r}"),
+                        "each RTT must be more than 0 and at most 10s",
+                    );
+                }
+            }
+            if let Some(v) = &sw.duration {
+                if let Some(d) = v.iter().find(|d| d.0 == 0 || d.0 > 24 * 3600 * S) {
+                    return err(
+                        &format!("sweep.duration = {d}"),
+                        "each duration must be more than 0 and at most 24 hours",
+                    );
+                }
+            }
             if let Some(v) = &sw.port_bytes {
                 if self.downstream.is_none() {
                     return err("sweep.port_bytes", "there is no [downstream] port to size");

@@ -101,6 +101,13 @@ pub fn exec(dir: &Path, selection: &Selection, registry: &Registry) -> Result<Ex
         skipped: chosen.len() - pending.len(),
         ..ExecSummary::default()
     };
+    // The results directory takes files: checked before any run, not after the first one.
+    if let Some(results) = pending
+        .first()
+        .and_then(|r| plan.result_path(&r.id).parent().map(Path::to_path_buf))
+    {
+        crate::output::check_out_dir(&results, "the plan's results directory")?;
+    }
     eprintln!(
         "aqm-netsim exec {}: {}: {} runs, {} already done, {} to run",
         dir.display(),
