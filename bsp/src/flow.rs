@@ -228,8 +228,13 @@ fn parse_nextpnr(log: &str, target: Target, r: &mut FlowReport) {
             .filter_map(|m| cell.find(m))
             .min()
             .map_or(cell, |end| &cell[..end]);
-            Some(format!("{total:>5} ns  {signal}"))
+            Some((total.to_string(), signal.to_string()))
         })
+        .collect::<Vec<_>>()
+        // A carry chain is one cell per bit under the same signal: keep the last of each run.
+        .chunk_by(|a, b| a.1 == b.1)
+        .filter_map(|run| run.last())
+        .map(|(total, signal)| format!("{total:>5} ns  {signal}"))
         .collect();
     if let Some(split) = report.lines().find(|l| l.contains("ns logic")) {
         r.critical_path
@@ -451,7 +456,7 @@ pub fn build_ecp5(name: &str, out: &Path, mhz: f64) -> Result<FlowReport, String
         device: format!(
             "Lattice ECP5-85F (LFE5U-85F-CABGA381, default speed grade), out of context, timed at {mhz} MHz."
         ),
-        core_desc: format!("{name}"),
+        core_desc: format!("the {name} design alone"),
         brams_total: Target::Ecp5.resources().4,
         ..FlowReport::default()
     };
