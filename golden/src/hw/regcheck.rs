@@ -113,7 +113,7 @@ impl<C: ClockedCore> Check<'_, C> {
             }
             Err(e) => return Err(self.fail(name.to_string(), format!("write of {value}: {e}"))),
         }
-        let status = self.status_def();
+        let status = self.status_def()?;
         let flag = self.read(status)?;
         if flag & STATUS_WRITE_ERROR == 0 {
             return Err(self.fail(
@@ -134,14 +134,18 @@ impl<C: ClockedCore> Check<'_, C> {
         Ok(())
     }
 
-    fn status_def(&self) -> &'static RegDef {
-        self.kind
-            .register_by_name("STATUS")
-            .expect("every core map has STATUS")
+    fn status_def(&mut self) -> Result<&'static RegDef, RegMapError> {
+        let kind = self.kind;
+        kind.register_by_name("STATUS").ok_or_else(|| {
+            self.fail(
+                "STATUS".to_string(),
+                "the map has no STATUS register, so a refused write cannot be seen".to_string(),
+            )
+        })
     }
 
     fn clear_error(&mut self, after: &str) -> Result<(), RegMapError> {
-        let status = self.status_def();
+        let status = self.status_def()?;
         self.d
             .write_reg(status.addr, STATUS_WRITE_ERROR)
             .map_err(|e| self.fail(after.to_string(), format!("clearing STATUS: {e}")))
