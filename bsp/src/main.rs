@@ -9,7 +9,8 @@
 //! - `--docs`: rewrites bsp/PROTOCOL.md.
 
 use aqm_bsp::flow::{
-    board_area, build, build_ecp5, FlowReport, Target, ECP5_CLOCK_MHZ, FOUR_PORTS,
+    board_area, build_ecp5_report, build_report, check, FlowReport, Target, ECP5_CLOCK_MHZ,
+    FOUR_PORTS,
 };
 use aqm_bsp::top::BoardRev;
 use aqm_golden::hw::{by_name, packet_rates, CoreKind, CORES};
@@ -117,11 +118,15 @@ fn run(args: &Args) -> Result<(), String> {
     let mut built: Vec<(String, FlowReport)> = vec![];
     for d in &designs {
         let r = match target {
-            Target::Hx8k => build(by_name(d).expect("a known design"), rev, &args.out),
-            Target::Ecp5 => build_ecp5(d, &args.out, args.freq),
+            Target::Hx8k => build_report(by_name(d).expect("a known design"), rev, &args.out),
+            Target::Ecp5 => build_ecp5_report(d, &args.out, args.freq),
         };
         match r {
             Ok(r) => {
+                if let Err(e) = check(&r) {
+                    eprintln!("aqm-bitstream: {d}: {e}");
+                    failed.push(d.clone());
+                }
                 println!(
                     "{}",
                     std::fs::read_to_string(r.dir.join("report.md")).unwrap_or_default()
@@ -152,8 +157,8 @@ fn run(args: &Args) -> Result<(), String> {
 /// place-and-route wall time.
 fn bench_table(target: Target, built: &[(String, FlowReport)]) -> Result<String, String> {
     let mut s = String::from(
-        "| target | design | logic cells | BRAM | Fmax (MHz) | clock (MHz) | in / out per clock | Mpps in / out | P&R (s) |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| target | design | logic cells | BRAM | Fmax (MHz) | clock (MHz) | timing | in / out per clock | Mpps in / out | P&R (s) |\n\
+         |---|---|---:|---:|---:|---:|---|---:|---:|---:|\n",
     );
     for (name, r) in built {
         let cores: Vec<&dyn CoreKind> = if name == FOUR_PORTS {
@@ -166,19 +171,21 @@ fn bench_table(target: Target, built: &[(String, FlowReport)]) -> Result<String,
             let p = packet_rates(k, k.model()).map_err(|e| format!("{name}: {e}"))?;
             rate = (rate.0.min(p.ingress), rate.1.min(p.egress));
         }
-        let fmax = r
-            .clocks
-            .iter()
-            .map(|c| c.fmax_mhz)
-            .fold(f64::INFINITY, f64::min);
+        // The best seed's (the last run is the bitstream's, or the last tried when all missed).
+        let fmax = r.pnr_runs.iter().map(|run| run.1).fold(0.0, f64::max);
         let clock = r.clocks.iter().map(|c| c.target_mhz).fold(0.0, f64::max);
         s.push_str(&format!(
-            "| {} | {name} | {} / {} | {} / {} | {fmax:.1} | {clock:.0} | {:.2} / {:.2} | {:.1} / {:.1} | {:.0} |\n",
+            "| {} | {name} | {} / {} | {} / {} | {fmax:.1} | {clock:.0} | {} | {:.2} / {:.2} | {:.1} / {:.1} | {:.0} |\n",
             target.name(),
             r.lcs,
             r.lcs_total,
             r.brams,
             r.brams_total,
+            if !r.clocks.is_empty() && r.clocks.iter().all(|c| c.pass) {
+                "met"
+            } else {
+                "missed"
+            },
             rate.0,
             rate.1,
             rate.0 * clock,
