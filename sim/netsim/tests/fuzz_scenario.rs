@@ -5,6 +5,7 @@
 #[path = "../../../golden/tests/support/fuzz.rs"]
 mod fuzz;
 
+use aqm_netsim::registry::{AqmSpec, FactoryContext, Registry, RegistryError};
 use aqm_netsim::scenario::{named, Scenario, NAMED};
 use aqm_netsim::units::{parse_bool, parse_duration_ns, parse_rate_bps};
 use fuzz::*;
@@ -250,8 +251,131 @@ proptest! {
     }
 }
 
+/// AQM specs as the command line and the host's `sim-stream` take them.
+const SPECS: &[&str] = &[
+    "pie",
+    "pie:target=15ms,tupdate=16ms,alpha=2,beta=20,limit=1000,ecn=on,bytemode=off",
+    "dualpi2:target=15ms,k=2,step=1ms,drop_overload=on",
+    "codel:target=5ms,interval=100ms",
+    "fq_codel:ce_threshold=1ms,limit=10240,target=5ms",
+    "cake:bandwidth=18Mbit,diffserv=diffserv4,overhead=docsis,rtt=100ms,wash=on",
+    "htb:rate=18Mbit,qdisc=fq_codel,burst=15000",
+    "red:min_th=30000,max_th=90000,max_p=0.1,w_q=0.002,avpkt=1000",
+    "ared",
+    "taildrop:limit=100",
+    "docsis_pie:max_burst=142ms",
+];
+
+const SPEC_DICT: &[&str] = &[
+    "pie",
+    "dualpi2",
+    "codel",
+    "fq_codel",
+    "cake",
+    "htb",
+    "red",
+    "ared",
+    "taildrop",
+    "docsis_pie",
+    "target=0ms",
+    "limit=0",
+    "limit=-1",
+    "rate=0bit",
+    "bandwidth=1bit",
+    "qdisc=cake",
+    "qdisc=htb",
+    "qdisc=nosuch",
+    "k=0",
+    "alpha=nan",
+    "max_p=inf",
+    "w_q=1e-300",
+    "overhead=-1",
+    "diffserv=x",
+    "interval=99999999999999999999s",
+    "ecn=maybe",
+    ":",
+    ",",
+    "=",
+    "",
+];
+
+fn check_spec(text: &str) -> Result<(), TestCaseError> {
+    let spec = match AqmSpec::parse(text) {
+        Ok(s) => s,
+        Err(RegistryError::BadSpec { spec, why }) => {
+            prop_assert_eq!(&spec, text);
+            prop_assert!(!why.is_empty());
+            return Ok(());
+        }
+        Err(e) => return Err(TestCaseError::fail(format!("parse: {e}"))),
+    };
+    // The Verilated cores take a while to make; their parameters are the golden models'.
+    if spec.name.contains("(hw)") {
+        return Ok(());
+    }
+    let ctx = FactoryContext {
+        seed: 1,
+        link_rate_bps: 20_000_000,
+    };
+    let key_given = |k: &str| spec.params.iter().any(|(pk, _)| pk == k);
+    match Registry::with_builtins().create(&spec, &ctx) {
+        Ok(_) => {}
+        Err(RegistryError::UnknownAqm { name, .. }) => prop_assert_eq!(name, spec.name.clone()),
+        Err(RegistryError::UnknownParam { key, .. }) => prop_assert!(key_given(&key), "{key}"),
+        Err(RegistryError::BadValue {
+            key, value, why, ..
+        }) => {
+            prop_assert!(
+                spec.params.iter().any(|(k, v)| *k == key && *v == value),
+                "{key}={value}: {why}"
+            );
+        }
+        Err(e) => prop_assert!(!e.to_string().is_empty()),
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    #[test]
+    fn aqm_specs_with_tokens_mutated(base in prop::sample::select(SPECS), edits in token_edits(4)) {
+        // Tokens are the spec's items: edit the list of `key=value`s.
+        let spaced = base.replace([':', ','], " ");
+        let edited = apply_tokens(&spaced, &edits, SPEC_DICT);
+        let mut words = edited.split_whitespace();
+        let name = words.next().unwrap_or("");
+        let items: Vec<&str> = words.collect();
+        let text = if items.is_empty() { name.to_string() } else { format!("{name}:{}", items.join(",")) };
+        check_spec(&text)?;
+    }
+
+    #[test]
+    fn aqm_specs_with_bytes_mutated(
+        base in prop::sample::select(SPECS),
+        edits in byte_edits(4, &[b":", b",", b"=", b"ms", b"0", b"-", b" (hw)"]),
+    ) {
+        check_spec(&apply_text(base, &edits))?;
+    }
+
+    #[test]
+    fn aqm_specs_arbitrary(text in arbitrary_text(40)) {
+        check_spec(&text)?;
+    }
+}
+
 #[test]
 fn the_bases_load() {
+    for s in SPECS {
+        let spec = AqmSpec::parse(s).unwrap();
+        let ctx = FactoryContext {
+            seed: 1,
+            link_rate_bps: 20_000_000,
+        };
+        Registry::with_builtins()
+            .create(&spec, &ctx)
+            .unwrap_or_else(|e| panic!("{s}: {e}"));
+    }
     for n in NAMED {
         Scenario::from_toml(&named(n).unwrap().to_toml(), n).unwrap();
     }
@@ -273,4 +397,54 @@ fn a_bad_minutes_duration_is_reported_as_written() {
         "{e}"
     );
     assert_eq!(parse_duration_ns(" 2 min"), Ok(120_000_000_000));
+}
+
+/// Found by `aqm_specs_with_tokens_mutated`: `htb:qdisc=nosuch` said `unknown AQM "nosuch"`, not which
+/// parameter named it.
+#[test]
+fn an_unknown_inner_qdisc_is_the_qdisc_parameters_error() {
+    let spec = AqmSpec::parse("htb:rate=18Mbit,qdisc=f_codel").unwrap();
+    let ctx = FactoryContext {
+        seed: 1,
+        link_rate_bps: 20_000_000,
+    };
+    let e = Registry::with_builtins()
+        .create(&spec, &ctx)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.starts_with("htb: parameter qdisc=\"f_codel\": unknown AQM \"f_codel\""),
+        "{e}"
+    );
+}
+
+/// Found by `aqm_specs_with_bytes_mutated`: `dualpi2:target=15s` was refused as
+/// `target="15000000000ns"`, and `red:max_th=9` as `min_th="20"`: values nobody wrote.
+#[test]
+fn a_duration_out_of_the_hardware_range_is_quoted_as_written() {
+    let ctx = FactoryContext {
+        seed: 1,
+        link_rate_bps: 20_000_000,
+    };
+    let e = Registry::with_builtins()
+        .create(&AqmSpec::parse("red:max_th=9").unwrap(), &ctx)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("parameter max_th=\"9\": must be above min_th"),
+        "{e}"
+    );
+    for spec in ["dualpi2:target=15s", "pie:target=15s"] {
+        let e = Registry::with_builtins()
+            .create(&AqmSpec::parse(spec).unwrap(), &ctx)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(
+            e.contains("parameter target=\"15s\": expected whole microseconds"),
+            "{e}"
+        );
+    }
 }
