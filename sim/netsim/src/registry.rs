@@ -535,7 +535,8 @@ fn red(
     };
     if params.w_q == 0.0 {
         // A zero weight never moves the average queue: RED would never act.
-        return Err(p.bad_value("w_q", "0", "must be more than 0 (at most 1)"));
+        let v = p.given("w_q").unwrap_or("0");
+        return Err(p.bad_value("w_q", v, "must be more than 0 (at most 1)"));
     }
     if params.min_th >= params.max_th {
         // Blame the threshold that was written (max_th when only it was).

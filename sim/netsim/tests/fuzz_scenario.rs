@@ -420,7 +420,8 @@ fn an_unknown_inner_qdisc_is_the_qdisc_parameters_error() {
 }
 
 /// Found by `aqm_specs_with_bytes_mutated`: `dualpi2:target=15s` was refused as
-/// `target="15000000000ns"`, and `red:max_th=9` as `min_th="20"`: values nobody wrote.
+/// `target="15000000000ns"`, `red:max_th=9` as `min_th="20"` and `red:w_q=0.000` as `w_q="0"`:
+/// values nobody wrote.
 #[test]
 fn a_duration_out_of_the_hardware_range_is_quoted_as_written() {
     let ctx = FactoryContext {
@@ -434,6 +435,15 @@ fn a_duration_out_of_the_hardware_range_is_quoted_as_written() {
         .to_string();
     assert!(
         e.contains("parameter max_th=\"9\": must be above min_th"),
+        "{e}"
+    );
+    let e = Registry::with_builtins()
+        .create(&AqmSpec::parse("red:w_q=0.000").unwrap(), &ctx)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("parameter w_q=\"0.000\": must be more than 0"),
         "{e}"
     );
     for spec in ["dualpi2:target=15s", "pie:target=15s"] {
