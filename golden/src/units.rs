@@ -87,6 +87,9 @@ impl std::error::Error for UnitError {}
 /// A number and the unit after it: `"12.5ms"` is (12.5, "ms", offset of the unit).
 struct Split<'a> {
     value: f64,
+    /// The number as written, and its offset.
+    digits: &'a str,
+    at: usize,
     unit: &'a str,
     unit_at: usize,
 }
@@ -117,6 +120,8 @@ fn split(q: Quantity, text: &str) -> Result<Split<'_>, UnitError> {
     let unit = rest.trim_start();
     Ok(Split {
         value,
+        digits: &body[..digits],
+        at: start,
         unit,
         unit_at: start + digits + (rest.len() - unit.len()),
     })
@@ -137,16 +142,28 @@ fn scale(q: Quantity, text: &str, s: &Split, table: &[(&[&str], f64)]) -> Result
         })
 }
 
-/// `value * scale`, rounded, within `max`.
-fn scaled(q: Quantity, text: &str, value: f64, scale: f64, max: f64) -> Result<u64, UnitError> {
-    let v = (value * scale).round();
-    if !(v.is_finite() && v <= max) {
-        return Err(UnitError {
-            quantity: q,
-            text: text.to_string(),
-            at: 0,
-            problem: "too large".into(),
-        });
+/// The number times `scale`, rounded, within `max`: exact for a whole number and a whole scale (f64
+/// would round numbers above 2^53), else in f64.
+fn scaled(q: Quantity, text: &str, s: &Split, scale: f64, max: u64) -> Result<u64, UnitError> {
+    let too_large = || UnitError {
+        quantity: q,
+        text: text.to_string(),
+        at: s.at,
+        problem: format!("too large (at most {max} in the base unit)"),
+    };
+    if !s.digits.contains('.') && scale.fract() == 0.0 {
+        return s
+            .digits
+            .parse::<u128>()
+            .ok()
+            .and_then(|n| n.checked_mul(scale as u128))
+            .filter(|&v| v <= max as u128)
+            .map(|v| v as u64)
+            .ok_or_else(too_large);
+    }
+    let v = (s.value * scale).round();
+    if !(v.is_finite() && v as u64 <= max) {
+        return Err(too_large());
     }
     Ok(v as u64)
 }
@@ -198,7 +215,7 @@ pub fn parse_duration_ns(text: &str) -> Result<u64, UnitError> {
     let s = split(q, text)?;
     let k = scale(q, text, &s, TIME_UNITS)?;
     // Half of u64: far beyond any parameter, and sums of two stay in range.
-    scaled(q, text, s.value, k, (u64::MAX / 2) as f64)
+    scaled(q, text, &s, k, u64::MAX / 2)
 }
 
 /// A rate in bit/s: `20mbit`, `2.5Gbit`, `500kbit`; `mbps` is megaBYTES per second (8 Mbit/s), as in tc.
@@ -206,7 +223,7 @@ pub fn parse_rate_bps(text: &str) -> Result<u64, UnitError> {
     let q = Quantity::Rate;
     let s = split(q, text)?;
     let k = scale(q, text, &s, RATE_UNITS)?;
-    scaled(q, text, s.value, k, 1e15)
+    scaled(q, text, &s, k, 1_000_000_000_000_000)
 }
 
 /// A size in bytes: `1514b`, `1kb` (1024 bytes), `2m`, `64kbit` (8192 bytes); a bare number is bytes.
@@ -214,7 +231,7 @@ pub fn parse_size_bytes(text: &str) -> Result<u64, UnitError> {
     let q = Quantity::Size;
     let s = split(q, text)?;
     let k = scale(q, text, &s, SIZE_UNITS)?;
-    scaled(q, text, s.value, k, (u64::MAX / 2) as f64)
+    scaled(q, text, &s, k, u64::MAX / 2)
 }
 
 /// A percentage from 0 to 100: `10%` or `10` (fractions allowed: `2.5%`).
@@ -226,7 +243,7 @@ pub fn parse_percent(text: &str) -> Result<f64, UnitError> {
         return Err(UnitError {
             quantity: q,
             text: text.to_string(),
-            at: 0,
+            at: s.at,
             problem: "above 100".into(),
         });
     }

@@ -357,6 +357,13 @@ pub fn check_stream(rec: &StreamRecord, descs: &[(u16, u8)]) -> Result<CheckSumm
         return Err("HELLO reports 0 ns per cycle".into());
     }
     let cycle_of = |t: u64| -> Result<u64, String> {
+        // The board's times are 40 bits of ns (aqm_protocol): a later one is not the board's.
+        if t >> 40 != 0 {
+            return Err(format!(
+                "time {t} ns is beyond the board's 40-bit clock (at most {} ns)",
+                (1u64 << 40) - 1
+            ));
+        }
         if t.is_multiple_of(nspc) {
             Ok(t / nspc)
         } else {

@@ -191,6 +191,48 @@ fn a_tampered_verdict_or_departure_is_reported_with_its_descriptor_and_field() {
 }
 
 #[test]
+fn a_tampered_sojourn_ecn_or_write_time_is_reported() {
+    let DualPi2Stream { run, rec } = dualpi2_stream();
+    let descs = run.descriptors();
+    // A departure's sojourn 25 ns longer.
+    let k = rec.departures.len() / 3;
+    let mut bad = rec.clone();
+    bad.departures[k].sojourn_ns += 25;
+    let e = check_stream(&bad, &descs).unwrap_err();
+    eprintln!("{e}");
+    let s = rec.departures[k].sojourn_ns;
+    assert!(
+        e.contains(&format!(
+            "departure {k}: sojourn: board {} ns, golden {s} ns",
+            s + 25
+        )) && e.contains("and 1 of"),
+        "{e}"
+    );
+    // A departure's ECN changed.
+    let mut bad = rec.clone();
+    bad.departures[k].ecn ^= 1;
+    let e = check_stream(&bad, &descs).unwrap_err();
+    assert!(
+        e.contains(&format!("departure {k}: ECN: board ")) && e.contains("and 1 of"),
+        "{e}"
+    );
+    // The LIMIT write reported a cycle off the whole-cycle grid: the board's times are whole cycles.
+    let mut bad = rec.clone();
+    let w = bad
+        .writes
+        .iter_mut()
+        .rfind(|w| w.1 == dualpi2::regs::addr::LIMIT)
+        .expect("a LIMIT write");
+    w.0 += 1;
+    let t = w.0;
+    let e = check_stream(&bad, &descs).unwrap_err();
+    assert!(
+        e.contains(&format!("time {t} ns is not a whole cycle")),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_corrupted_golden_parameter_is_reported_where_it_first_shows() {
     let DualPi2Stream { run, rec } = dualpi2_stream();
     // The golden model is told LIMIT 23 where the board took 24: it tail-drops an arrival the board

@@ -138,10 +138,15 @@ pub enum Decoded {
     },
 }
 
-/// Reassembles frames from a byte stream; bytes outside frames are skipped.
+/// Reassembles frames from a byte stream; bytes outside frames are skipped. A complete frame whose CRC
+/// does not match is reported ([`Decoded::BadCrc`]) and its bytes after its sync are scanned again: a
+/// sync byte in garbage starts a false frame that may hold the start of real ones, and without the
+/// rescan a stream could stay out of step with its frames for good.
 #[derive(Default)]
 pub struct Decoder {
     buf: Vec<u8>,
+    /// What the last bytes completed, oldest first; [`Decoder::push`] hands out one at a time.
+    ready: std::collections::VecDeque<Decoded>,
 }
 
 impl Decoder {
@@ -149,22 +154,39 @@ impl Decoder {
         Decoder::default()
     }
 
-    /// Feeds one byte; returns a frame when this byte completes one.
+    /// Feeds one byte; returns a frame when this byte completes one. A rescan may complete more than
+    /// one: they come out one per call, the rest from [`Decoder::pop`].
     pub fn push(&mut self, b: u8) -> Option<Decoded> {
+        self.scan(b);
+        self.ready.pop_front()
+    }
+
+    /// A frame that is complete but not yet handed out (after a rescan that completed several).
+    pub fn pop(&mut self) -> Option<Decoded> {
+        self.ready.pop_front()
+    }
+
+    fn scan(&mut self, b: u8) {
         if self.buf.is_empty() && b != SYNC {
-            return None;
+            return;
         }
         self.buf.push(b);
         if self.buf.len() < 3 || self.buf.len() < 4 + self.buf[1] as usize {
-            return None;
+            return;
         }
         let bytes = std::mem::take(&mut self.buf);
         let n = bytes[1] as usize;
         let cmd = bytes[2];
-        if crc8(&bytes[1..3 + n]) != bytes[3 + n] {
-            return Some(Decoded::BadCrc { cmd });
+        if crc8(&bytes[1..3 + n]) == bytes[3 + n] {
+            self.ready
+                .push_back(Decoded::Frame(Frame::new(cmd, bytes[3..3 + n].to_vec())));
+            return;
         }
-        Some(Decoded::Frame(Frame::new(cmd, bytes[3..3 + n].to_vec())))
+        self.ready.push_back(Decoded::BadCrc { cmd });
+        // Each rescan is shorter than the frame it rescans, so this ends.
+        for &x in &bytes[1..] {
+            self.scan(x);
+        }
     }
 
     /// Bytes of an unfinished frame (a truncated frame if the stream has stopped).
@@ -174,6 +196,7 @@ impl Decoder {
 
     pub fn clear(&mut self) {
         self.buf.clear();
+        self.ready.clear();
     }
 }
 

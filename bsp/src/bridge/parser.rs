@@ -341,4 +341,111 @@ mod tests {
             "the literals in update()"
         );
     }
+
+    /// The case budget of the fuzz tests below (`AQM_FUZZ_CASES` raises it, as for every fuzz test of
+    /// the workspace).
+    fn fuzz_config(default: u32) -> proptest::test_runner::Config {
+        let cases = std::env::var("AQM_FUZZ_CASES")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(default);
+        proptest::test_runner::Config {
+            failure_persistence: None,
+            ..proptest::test_runner::Config::with_cases(cases)
+        }
+    }
+
+    impl Tb {
+        /// Bytes `gap` idle cycles apart, the frame released as soon as it is ready (as the executor
+        /// does once it has answered): what garbage does to the parser.
+        fn send_releasing(&mut self, bytes: &[u8], gap: u64) {
+            for &b in bytes {
+                for byte in std::iter::once(Some(b)).chain((0..gap).map(|_| None)) {
+                    settle(&mut self.p);
+                    let ready = self.p.ready.val();
+                    self.step(byte, ready);
+                }
+            }
+        }
+
+        /// Idle cycles until a frame is ready, at most `max`; the frame held, if one is.
+        fn wait_held(&mut self, max: u64) -> Option<Held> {
+            for _ in 0..max {
+                settle(&mut self.p);
+                if self.p.ready.val() {
+                    break;
+                }
+                self.step(None, false);
+            }
+            self.held()
+        }
+    }
+
+    /// A frame with any command and payload.
+    fn any_frame() -> impl proptest::strategy::Strategy<Value = Frame> {
+        use proptest::prelude::*;
+        (any::<u8>(), prop::collection::vec(any::<u8>(), 0..24)).prop_map(|(c, p)| Frame::new(c, p))
+    }
+
+    /// Garbage: arbitrary bytes, sync bytes with long lengths, or frames cut, flipped and spliced.
+    fn garbage() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        use proptest::prelude::*;
+        prop_oneof![
+            prop::collection::vec(any::<u8>(), 0..64),
+            prop::collection::vec(prop_oneof![Just(SYNC), Just(0xFF), any::<u8>()], 0..32),
+            (
+                prop::collection::vec(any_frame(), 1..4),
+                prop::collection::vec((any::<usize>(), any::<u8>(), 0u8..3), 1..6),
+            )
+                .prop_map(|(fs, edits)| {
+                    let mut v: Vec<u8> = fs.iter().flat_map(Frame::encode).collect();
+                    for (at, b, op) in edits {
+                        if v.is_empty() {
+                            break;
+                        }
+                        let at = at % v.len();
+                        match op {
+                            0 => v[at] ^= b | 1,
+                            1 => v.insert(at, b),
+                            _ => v.truncate(at),
+                        }
+                    }
+                    v
+                }),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(fuzz_config(64))]
+
+        /// Garbage, then the host's valid frame: the parser ends whatever the garbage started (by its
+        /// length, or by the 128-bit-time timeout), and the frame, sent again each time the answer is
+        /// not its own (as the host does after an ERROR), is held whole within a few tries. The parser
+        /// goes on taking frames after it.
+        #[test]
+        fn after_garbage_a_valid_frame_is_answered(
+            junk in garbage(),
+            gap in proptest::prop_oneof![0u64..3, 3u64..40],
+            f in any_frame(),
+        ) {
+            let mut tb = Tb::new();
+            tb.send_releasing(&junk, gap);
+            let timeout = 128 * CPB + 8;
+            let mut answered = false;
+            for _try in 0..4 {
+                tb.send(&f.encode(), gap);
+                let held = tb.wait_held(timeout);
+                proptest::prop_assert!(held.is_some(), "no answer at all to a frame");
+                tb.step(None, true);
+                if held == Some(ok(&f)) {
+                    answered = true;
+                    break;
+                }
+            }
+            proptest::prop_assert!(answered, "{f:?} never held after {} bytes of garbage", junk.len());
+            let g = Frame::new(cmd::READ, vec![0x21]);
+            tb.send(&g.encode(), gap);
+            proptest::prop_assert_eq!(tb.wait_held(timeout), Some(ok(&g)));
+        }
+    }
 }

@@ -162,6 +162,14 @@ impl Params {
             .collect()
     }
 
+    /// `key`'s value as written, if given (for an error about a value after its conversion).
+    fn given(&self, key: &str) -> Option<&str> {
+        self.items
+            .iter()
+            .find(|(k, _, _)| k == key)
+            .map(|(_, v, _)| v.as_str())
+    }
+
     /// An error about `key`'s value.
     pub fn bad_value(&self, key: &str, value: &str, why: impl Into<String>) -> RegistryError {
         RegistryError::BadValue {
@@ -527,15 +535,23 @@ fn red(
     };
     if params.w_q == 0.0 {
         // A zero weight never moves the average queue: RED would never act.
-        return Err(p.bad_value("w_q", "0", "must be more than 0 (at most 1)"));
+        let v = p.given("w_q").unwrap_or("0");
+        return Err(p.bad_value("w_q", v, "must be more than 0 (at most 1)"));
     }
     if params.min_th >= params.max_th {
-        let v = format!("{}", params.min_th);
-        return Err(p.bad_value(
-            "min_th",
-            &v,
-            format!("must be below max_th ({})", params.max_th),
-        ));
+        // Blame the threshold that was written (max_th when only it was).
+        return Err(match (p.given("min_th"), p.given("max_th")) {
+            (None, Some(max)) => p.bad_value(
+                "max_th",
+                max,
+                format!("must be above min_th ({})", params.min_th),
+            ),
+            (min, _) => p.bad_value(
+                "min_th",
+                min.unwrap_or(&params.min_th.to_string()),
+                format!("must be below max_th ({})", params.max_th),
+            ),
+        });
     }
     Ok(Box::new(Red::new(params, ctx.seed)))
 }
@@ -553,7 +569,7 @@ pub fn pie_params(p: &mut Params) -> Result<aqm_golden::pie::PieParams, Registry
                 }
                 Some(ns) => Err(p.bad_value(
                     key,
-                    &format!("{ns}ns"),
+                    p.given(key).unwrap_or(&format!("{ns}ns")),
                     format!("expected whole microseconds from {lo}us to {hi}us"),
                 )),
             }
@@ -653,7 +669,7 @@ fn whole_us(
         }
         Some(ns) => Err(p.bad_value(
             key,
-            &format!("{ns}ns"),
+            p.given(key).unwrap_or(&format!("{ns}ns")),
             format!("expected whole microseconds from {lo}us to {hi}us"),
         )),
     }
@@ -909,7 +925,15 @@ fn htb(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryErr
         seed: ctx.seed,
         link_rate_bps: rate,
     };
-    let q = Registry::with_builtins().create(&inner, &inner_ctx)?;
+    // An inner AQM that cannot be made is the qdisc parameter's fault: say so.
+    let q = Registry::with_builtins()
+        .create(&inner, &inner_ctx)
+        .map_err(|e| match e {
+            RegistryError::UnknownAqm { .. } | RegistryError::NotAvailable { .. } => {
+                p.bad_value("qdisc", &inner.name, e.to_string())
+            }
+            e => e,
+        })?;
     Ok(Box::new(TokenBucket::new(tb, q).map_err(|why| {
         RegistryError::Failed {
             name: "htb".into(),

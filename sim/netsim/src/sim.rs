@@ -230,6 +230,15 @@ impl MetaRing {
         self.slots.get_mut(usize::try_from(i).ok()?)
     }
 
+    /// The packet inside the AQM that has been there longest: its id and record.
+    fn oldest_queued(&self) -> Option<(u64, &Meta)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .find(|(_, m)| m.at == Where::Queued)
+            .map(|(k, m)| (self.base + k as u64, m))
+    }
+
     fn retire(&mut self, id: u64) {
         if let Some(m) = self.get_mut(id) {
             m.at = Where::Gone;
@@ -511,8 +520,20 @@ impl<'a> Simulation<'a> {
         let c = &self.count;
         let in_aqm = self.aqm.backlog_packets() as u64;
         if c.queued != in_aqm {
+            // The one held longest is the first suspect: a FIFO that lost a packet sent everything
+            // after it.
+            let oldest = self.meta.oldest_queued().map_or(String::new(), |(id, m)| {
+                format!(
+                    "; the one held longest: packet {id} (flow {}, seq {}, {} B), handed to the AQM at \
+                     {:.6} s and neither sent nor dropped since",
+                    m.flow,
+                    m.seq,
+                    m.len,
+                    m.sent_ns as f64 * 1e-9
+                )
+            });
             return Err(ConservationError(format!(
-                "the simulator counts {} packets inside the AQM, the AQM reports {in_aqm}",
+                "the simulator counts {} packets inside the AQM, the AQM reports {in_aqm}{oldest}",
                 c.queued
             )));
         }

@@ -22,7 +22,23 @@ pub fn parse_duration_ns(s: &str) -> Result<u64, String> {
         return Err(e);
     }
     if let Some(minutes) = s.trim().strip_suffix("min") {
-        let secs = units::parse_duration_ns(&format!("{minutes}s")).map_err(|e| e.to_string())?;
+        // Read as seconds; an error is about the text as given (`minutes` is a prefix of it, so the
+        // offsets carry over).
+        let secs = units::parse_duration_ns(&format!("{minutes}s")).map_err(|e| {
+            let at = e.at.min(minutes.len());
+            let problem = if e.problem.starts_with("unknown unit") {
+                format!("unknown unit {:?}", s.trim()[at..].trim_start())
+            } else {
+                e.problem
+            };
+            units::UnitError {
+                text: s.to_string(),
+                at: at + (s.len() - s.trim_start().len()),
+                problem,
+                ..e
+            }
+            .to_string()
+        })?;
         return secs
             .checked_mul(60)
             .filter(|&ns| ns < u64::MAX / 2)

@@ -5,6 +5,8 @@ use aqm_golden::{Admission, Aqm, Departure, Dropped, Packet};
 use aqm_netsim::registry::{AqmSpec, Registry};
 use aqm_netsim::scenario::named;
 use aqm_netsim::{run_scenario, Error};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Tail drop that misbehaves in one way after a number of packets.
 struct Faulty {
@@ -114,4 +116,76 @@ fn a_sound_run_balances_with_packets_still_in_flight_at_the_end() {
     let c = report.runs[0].metrics.conservation;
     assert!(c.balanced());
     assert!(c.queued + c.on_link + c.in_transit > 0, "{c:?}");
+}
+
+/// Tail drop that takes the 500th packet offered, says it enqueued it, and throws it away: no verdict
+/// of a drop, no departure.
+struct Swallows {
+    inner: TailDrop,
+    offered: u64,
+    /// The id of the packet it threw away (u64::MAX before).
+    lost: Arc<AtomicU64>,
+}
+
+impl Aqm for Swallows {
+    fn name(&self) -> String {
+        "swallows".into()
+    }
+
+    fn enqueue(&mut self, now_ns: u64, pkt: Packet) -> Admission {
+        self.offered += 1;
+        if self.offered == 500 {
+            self.lost.store(pkt.id, Ordering::Relaxed);
+            return Admission::Enqueued;
+        }
+        self.inner.enqueue(now_ns, pkt)
+    }
+
+    fn dequeue(&mut self, now_ns: u64, drops: &mut Vec<Dropped>) -> Option<Departure> {
+        self.inner.dequeue(now_ns, drops)
+    }
+
+    fn backlog_packets(&self) -> usize {
+        self.inner.backlog_packets()
+    }
+
+    fn backlog_bytes(&self) -> u64 {
+        self.inner.backlog_bytes()
+    }
+}
+
+#[test]
+fn a_packet_lost_without_a_verdict_is_caught_and_named() {
+    let lost = Arc::new(AtomicU64::new(u64::MAX));
+    let mut registry = Registry::with_builtins();
+    let l = lost.clone();
+    registry.register("swallows", "test AQM that loses a packet", move |_, _| {
+        Ok(Box::new(Swallows {
+            inner: TailDrop::new(TailDropParams::default()),
+            offered: 0,
+            lost: l.clone(),
+        }))
+    });
+    let mut s = named("mix").unwrap();
+    s.scale_time(0.05);
+    let err = run_scenario(
+        &s,
+        &[AqmSpec::parse("swallows").unwrap()],
+        &[1],
+        &registry,
+        false,
+    )
+    .map(|_| ())
+    .unwrap_err()
+    .to_string();
+    eprintln!("{err}");
+    let id = lost.load(Ordering::Relaxed);
+    assert_ne!(id, u64::MAX, "the AQM saw 500 packets");
+    assert!(
+        err.contains("packet conservation violated")
+            && err.contains("swallows")
+            && err.contains("inside the AQM")
+            && err.contains(&format!("the one held longest: packet {id} (flow ")),
+        "{err}"
+    );
 }
