@@ -23,7 +23,8 @@
 //   MUT_VERDICT_DROP     the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)
 //   MUT_NOTECT_L         the harness sees verdict_queue 1 for tag 16'h0010 (breaks NOTECT)
 //   MUT_QUEUE_PHANTOM    the harness misses the enqueue verdict of tag 16'h5A5A (breaks QUEUE)
-//   MUT_REGS_IGNORE_ERR  the harness treats a rejected write as accepted (breaks REGS)
+//   MUT_REGS_EARLY       the harness expects an accepted write from w+3, not w+40 (breaks REGS)
+//   MUT_REGS_IGNORE_ERR  the harness treats a rejected write as accepted (breaks REGS, from depth 43)
 module dualpi2_core_props (
     input wire clock,
     input wire rst,
@@ -227,7 +228,11 @@ module dualpi2_core_props (
     if (w2 && a2 == R && writable && ok2) begin
       pend <= 1'b1;
       pd <= d2;
+`ifdef MUT_REGS_EARLY
+      pcnt <= 6'd0;
+`else
       pcnt <= 6'd37;
+`endif
     end
     rd <= reg_re && reg_addr == R && !init;
     rd_exp <= eff;
