@@ -18,6 +18,8 @@
 //   FIFO     a tracked enqueued packet leaves after exactly the packets enqueued before it, with its tag
 //   REGS     one register (any of ID, CONTROL, CAPACITY, 0x10-0x19) read back: its reset value after
 //            reset, an accepted write's value from w+2, unchanged by a rejected write
+//   INREADY  (BYTEMODE writes allowed) in_ready is low for at most BYTEMODE_HOLD - 1 = 13 cycles in a
+//            row: ingress never deadlocks; accepted - verdicts stays within 0 ... 5
 //   COVER    verdict codes 0 (enqueued) and 3 (tail drop, after a LIMIT write); a departure. Codes 1
 //            and 2 need prob > 0, at least RECOMPUTE_CYCLES = 121 cycles after a PROB write: not covered
 //
@@ -25,6 +27,7 @@
 //   MUT_VERDICT_DROP  the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)
 //   MUT_QUEUE_PHANTOM the harness sees an extra departure of a packet tagged 16'h5A5A (breaks QUEUE)
 //   MUT_FIFO_SWAP     the harness sees bit 0 of out_tag flipped when the tag is 16'h0003 (breaks FIFO)
+//   MUT_INREADY_LATE  the harness sees in_ready rise one cycle late (breaks INREADY: 14 cycles low)
 //   MUT_REGS_IGNORE_ERR the harness treats a rejected write as accepted (breaks REGS)
 module pie_core_props (
     input wire clock,
@@ -114,7 +117,11 @@ module pie_core_props (
   end
   always @(*) begin
     if (reg_we && reg_addr == 8'h02) assume (!reg_wdata[0]);
+`ifdef INREADY
+    if (reg_we && reg_addr == 8'h19) assume (reg_wdata == 32'd0);
+`else
     if (reg_we && (reg_addr == 8'h16 || reg_addr == 8'h19)) assume (reg_wdata == 32'd0);
+`endif
     if (reg_re) assume (reg_addr <= 8'h03 || reg_addr >= 8'h10 && reg_addr <= 8'h1D
                         || reg_addr >= 8'h20 && reg_addr <= 8'h2D);
   end
@@ -243,6 +250,29 @@ module pie_core_props (
     rd_exp <= eff;
   end
   always @(*) if (!init && rd) assert (reg_rvalid && reg_rdata == rd_exp);
+`endif
+
+`ifdef INREADY
+  // BYTEMODE writes allowed here: a packet in bytes holds P0 and in_ready is low for BYTEMODE_HOLD - 1
+  // = 13 cycles at most; descriptors in flight (accepted, no verdict yet) never go below 0 or above 5.
+`ifdef MUT_INREADY_LATE
+  reg p_low = 1'b0;
+  always @(posedge clock) p_low <= !in_ready;
+  wire ready_seen = in_ready && !p_low;
+`else
+  wire ready_seen = in_ready;
+`endif
+  reg [5:0] low_n = 6'd0;
+  reg [3:0] inflight = 4'd0;
+  always @(posedge clock) begin
+    low_n <= (!init && !ready_seen) ? low_n + 6'd1 : 6'd0;
+    inflight <= init ? 4'd0 : inflight + {3'd0, accepted} - {3'd0, verdict_valid};
+  end
+  always @(*) if (!init) begin
+    assert (low_n <= 6'd13);
+    if (verdict_valid) assert (inflight != 4'd0);
+    assert (inflight <= 4'd5);
+  end
 `endif
 
 `ifdef COVER
