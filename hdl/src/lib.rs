@@ -10,6 +10,7 @@ pub mod cores;
 pub mod desc_queue;
 pub mod dualpi2;
 pub mod emit;
+pub mod formal;
 pub mod konst;
 pub mod link;
 pub mod pie;

@@ -1,0 +1,253 @@
+// Formal harness of the emitted DualPI2 core (`dualpi2_core`, hdl/DUALPI2-CORE.md), as aqm-emit writes it.
+//
+// Assumptions (the driver's side of the contract): `rst` in the first cycle and never again; `now` never
+// decreases and steps at most 2^38 per cycle; a descriptor offered with in_valid stays offered, with the
+// same len/ecn/tag, until accepted; the low two bits of in_tag carry in_ecn (a harness convention, so
+// that a departure's tag tells its arrival ECN); register writes anywhere with any data except a
+// CONTROL reset (bit 0) and LINK_BYTE_TIME other than 0 (no link model); reads of mapped addresses only.
+//
+// Property groups (each under its own `define, one SBY task each, bounded model checking):
+//   VERDICT  every accepted descriptor gets exactly one verdict, VERDICT_LATENCY = 2 cycles later, with
+//            its tag; codes 0 or 3 only; zeros without a verdict; in_ready high but in the reset
+//   NOTECT   a Not-ECT descriptor (ecn 0) is never classified into L: neither its verdict nor its
+//            departure names queue 1
+//   QUEUE    shadow counts per queue q = enqueue verdicts - departures (sent or dropped at dequeue):
+//            no departure from a queue whose count is 0, each count <= HW_QUEUE_CAPACITY = 512, and no
+//            stall: with out_ready high and packets queued, a packet leaves within 2 cycles of being
+//            counted (pick, decide, out)
+//   REGS     one register (ID, CAPACITY or a parameter 0x10-0x1C) read back: its reset value after reset,
+//            an accepted write's value from w+PARAM_CYCLES (40), unchanged by a rejected write
+//   COVER    verdicts into L and into C; a departure (COVER_DEEP: a tail drop, after a LIMIT write)
+//
+// Mutations (`define MUT_*, scripts/prove --mutants):
+//   MUT_VERDICT_DROP     the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)
+//   MUT_NOTECT_L         the harness sees verdict_queue 1 for tag 16'h0010 (breaks NOTECT)
+//   MUT_QUEUE_PHANTOM    the harness misses the enqueue verdict of tag 16'h5A5A (breaks QUEUE)
+//   MUT_REGS_EARLY       the harness expects an accepted write from w+3, not w+40 (breaks REGS)
+//   MUT_REGS_IGNORE_ERR  the harness treats a rejected write as accepted (breaks REGS, from depth 43)
+module dualpi2_core_props (
+    input wire clock,
+    input wire rst,
+    input wire [63:0] now,
+    input wire in_valid,
+    input wire [15:0] in_len,
+    input wire [1:0] in_ecn,
+    input wire [15:0] in_tag,
+    input wire out_ready,
+    input wire [7:0] reg_addr,
+    input wire [31:0] reg_wdata,
+    input wire reg_we,
+    input wire reg_re
+);
+  wire in_ready, vv_dut, vq_dut, out_valid, out_queue, out_drop;
+  wire [15:0] vtag_dut, out_len, out_tag;
+  wire [1:0] verdict_code, out_ecn;
+  wire [39:0] out_sojourn, next_update, link_free;
+  wire [31:0] reg_rdata;
+  wire reg_rvalid, reg_err, idle, link_busy;
+  dualpi2_core dut (
+      .clock(clock),
+      .rst(rst),
+      .now(now),
+      .in_valid(in_valid),
+      .in_ready(in_ready),
+      .in_len(in_len),
+      .in_ecn(in_ecn),
+      .in_tag(in_tag),
+      .verdict_valid(vv_dut),
+      .verdict_tag(vtag_dut),
+      .verdict_code(verdict_code),
+      .verdict_queue(vq_dut),
+      .out_valid(out_valid),
+      .out_ready(out_ready),
+      .out_len(out_len),
+      .out_ecn(out_ecn),
+      .out_tag(out_tag),
+      .out_sojourn(out_sojourn),
+      .out_queue(out_queue),
+      .out_drop(out_drop),
+      .reg_addr(reg_addr),
+      .reg_wdata(reg_wdata),
+      .reg_we(reg_we),
+      .reg_re(reg_re),
+      .reg_rdata(reg_rdata),
+      .reg_rvalid(reg_rvalid),
+      .reg_err(reg_err),
+      .idle(idle),
+      .next_update(next_update),
+      .link_free(link_free),
+      .link_busy(link_busy)
+  );
+
+`ifdef MUT_VERDICT_DROP
+  wire verdict_valid = vv_dut && vtag_dut != 16'h00A5;
+`else
+  wire verdict_valid = vv_dut;
+`endif
+  wire [15:0] verdict_tag = vtag_dut;
+`ifdef MUT_NOTECT_L
+  wire verdict_queue = vq_dut || vv_dut && vtag_dut == 16'h0010;
+`else
+  wire verdict_queue = vq_dut;
+`endif
+
+  // ---- assumptions
+  reg init = 1'b1;
+  always @(posedge clock) init <= 1'b0;
+  always @(*) assume (rst == init);
+  reg [63:0] p_now = 64'd0;
+  reg p_stall = 1'b0;
+  reg [15:0] p_len = 16'd0, p_tag = 16'd0;
+  reg [1:0] p_ecn = 2'd0;
+  always @(posedge clock) begin
+    p_now <= now;
+    p_stall <= in_valid && !in_ready;
+    p_len <= in_len;
+    p_tag <= in_tag;
+    p_ecn <= in_ecn;
+  end
+  always @(*) begin
+    assume (in_tag[1:0] == in_ecn);
+    if (!init) begin
+      assume (now >= p_now && now - p_now <= 64'h40_0000_0000);
+      if (p_stall) assume (in_valid && in_len == p_len && in_tag == p_tag && in_ecn == p_ecn);
+    end
+    if (reg_we && reg_addr == 8'h02) assume (!reg_wdata[0]);
+    if (reg_we && reg_addr == 8'h1C) assume (reg_wdata == 32'd0);
+    if (reg_re) assume (reg_addr <= 8'h03 || reg_addr >= 8'h10 && reg_addr <= 8'h39);
+  end
+
+  wire accepted = in_valid && in_ready;
+  wire departure = out_valid && out_ready;
+
+  reg [1:0] sh_v = 2'd0;
+  reg [15:0] sh_tag0 = 16'd0, sh_tag1 = 16'd0;
+  reg [1:0] sh_ecn0 = 2'd0, sh_ecn1 = 2'd0;
+  always @(posedge clock) begin
+    sh_v <= {sh_v[0], accepted};
+    sh_tag0 <= in_tag;
+    sh_tag1 <= sh_tag0;
+    sh_ecn0 <= in_ecn;
+    sh_ecn1 <= sh_ecn0;
+  end
+
+`ifdef VERDICT
+  always @(*) if (!init) begin
+    assert (verdict_valid == sh_v[1]);
+    if (verdict_valid) begin
+      assert (verdict_tag == sh_tag1);
+      assert (verdict_code == 2'd0 || verdict_code == 2'd3);
+    end else assert (verdict_tag == 16'd0 && verdict_code == 2'd0 && !verdict_queue);
+    assert (in_ready);
+  end
+`endif
+
+`ifdef NOTECT
+  always @(*) if (!init) begin
+    if (verdict_valid && verdict_queue) assert (sh_ecn1 != 2'd0);
+    if (out_valid && out_queue) assert (out_tag[1:0] != 2'd0);
+  end
+`endif
+
+`ifdef MUT_QUEUE_PHANTOM
+  wire enq = verdict_valid && verdict_code == 2'd0 && verdict_tag != 16'h5A5A;
+`else
+  wire enq = verdict_valid && verdict_code == 2'd0;
+`endif
+  reg [11:0] q_l = 12'd0, q_c = 12'd0;
+  always @(posedge clock)
+    if (init) begin
+      q_l <= 12'd0;
+      q_c <= 12'd0;
+    end else begin
+      q_l <= q_l + {11'd0, enq && verdict_queue} - {11'd0, departure && out_queue};
+      q_c <= q_c + {11'd0, enq && !verdict_queue} - {11'd0, departure && !out_queue};
+    end
+
+`ifdef QUEUE
+  reg [3:0] wait_n = 4'd0;
+  always @(posedge clock)
+    wait_n <= (!init && out_ready && (q_l != 12'd0 || q_c != 12'd0) && !out_valid) ? wait_n + 4'd1 : 4'd0;
+  always @(*) if (!init) begin
+    if (out_valid) assert (out_queue ? q_l != 12'd0 : q_c != 12'd0);
+    assert (q_l <= 12'd512 && q_c <= 12'd512);
+    assert (wait_n <= 4'd2);
+  end
+`endif
+
+`ifdef REGS
+  // Writes to the registers up to 8'h1C only in this task (no PROB or SEED writes: the search stays small).
+  always @(*) if (reg_we) assume (reg_addr <= 8'h1C);
+  (* anyconst *) reg [7:0] R;
+  always @(*) assume (R == 8'h00 || R == 8'h03 || R >= 8'h10 && R <= 8'h1C);
+  function [31:0] reset_value(input [7:0] a);
+    case (a)
+      8'h00: reset_value = 32'h44504932;
+      8'h03: reset_value = 32'd512;
+      8'h10: reset_value = 32'd15000;
+      8'h11: reset_value = 32'd16000;
+      8'h12: reset_value = 32'd41;
+      8'h13: reset_value = 32'd819;
+      8'h14: reset_value = 32'd2;
+      8'h15: reset_value = 32'd1000;
+      8'h17: reset_value = 32'd1;
+      8'h18: reset_value = 32'd1;
+      8'h19: reset_value = 32'd1024;
+      8'h1A: reset_value = 32'd1514;
+      8'h1B: reset_value = 32'd10;
+      default: reset_value = 32'd0;
+    endcase
+  endfunction
+  wire writable = R >= 8'h10;
+  reg w1 = 1'b0, w2 = 1'b0;
+  reg [7:0] a1 = 8'd0, a2 = 8'd0;
+  reg [31:0] d1 = 32'd0, d2 = 32'd0;
+  reg [31:0] sh = 32'd0, pd = 32'd0;
+  reg pend = 1'b0;
+  reg [5:0] pcnt = 6'd0;
+`ifdef MUT_REGS_IGNORE_ERR
+  wire ok2 = 1'b1;
+`else
+  wire ok2 = !reg_err;
+`endif
+  // An accepted write of cycle w is known in w+2 (no reg_err) and in effect from w+40.
+  wire due = pend && pcnt == 6'd0;
+  wire [31:0] eff = init ? reset_value(R) : due ? pd : sh;
+  reg rd = 1'b0;
+  reg [31:0] rd_exp = 32'd0;
+  always @(posedge clock) begin
+    w1 <= reg_we && !init;
+    a1 <= reg_addr;
+    d1 <= reg_wdata;
+    w2 <= w1;
+    a2 <= a1;
+    d2 <= d1;
+    sh <= eff;
+    if (due) pend <= 1'b0;
+    else if (pend) pcnt <= pcnt - 6'd1;
+    if (w2 && a2 == R && writable && ok2) begin
+      pend <= 1'b1;
+      pd <= d2;
+`ifdef MUT_REGS_EARLY
+      pcnt <= 6'd0;
+`else
+      pcnt <= 6'd37;
+`endif
+    end
+    rd <= reg_re && reg_addr == R && !init;
+    rd_exp <= eff;
+  end
+  always @(*) if (!init && rd) assert (reg_rvalid && reg_rdata == rd_exp);
+`endif
+
+`ifdef COVER
+  always @(*) if (!init) begin
+    cover (verdict_valid && verdict_code == 2'd0 && verdict_queue);
+    cover (verdict_valid && verdict_code == 2'd0 && !verdict_queue);
+    cover (departure && !out_drop);
+  end
+`endif
+`ifdef COVER_DEEP
+  always @(*) if (!init) cover (verdict_valid && verdict_code == 2'd3);
+`endif
+endmodule

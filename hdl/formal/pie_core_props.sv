@@ -1,0 +1,285 @@
+// Formal harness of the emitted PIE core (`pie_core`, hdl/PIE-CORE.md), as aqm-emit writes it.
+//
+// Assumptions (the driver's side of the contract): `rst` in the first cycle and never again; `now` never
+// decreases and steps at most 2^38 per cycle; a descriptor offered with in_valid stays offered, with the
+// same len/ecn/tag, until accepted; register writes anywhere with any data except a CONTROL reset
+// (bit 0; it would throw away descriptors in flight), BYTEMODE other than 0 (packet mode, so the
+// verdict latency is VERDICT_LATENCY) and LINK_BYTE_TIME other than 0 (no link model, so egress is paced
+// by out_ready alone); register reads of mapped addresses only (so that reg_err two cycles after a
+// write is that write's).
+//
+// Property groups (each under its own `define, one SBY task each, bounded model checking):
+//   VERDICT  every accepted descriptor gets exactly one verdict, VERDICT_LATENCY = 5 cycles later, with
+//            its tag; no verdict without a descriptor; tag and code 0 without a verdict; CE mark (code
+//            1) only for an ECN-capable descriptor; in_ready high in every cycle but the reset
+//   QUEUE    shadow count q = enqueue verdicts (codes 0, 1) - departures: out_valid exactly when q > 0
+//            (no departure from an empty queue, no stall: a queued packet is offered at once, and
+//            with out_ready high leaves), q <= CAPACITY, and BACKLOG_PKTS read back = q
+//   FIFO     a tracked enqueued packet leaves after exactly the packets enqueued before it, with its tag
+//   REGS     one register (any of ID, CONTROL, CAPACITY, 0x10-0x19) read back: its reset value after
+//            reset, an accepted write's value from w+2, unchanged by a rejected write
+//   INREADY  (BYTEMODE writes allowed) in_ready is low for at most BYTEMODE_HOLD - 1 = 13 cycles in a
+//            row: ingress never deadlocks; accepted - verdicts stays within 0 ... 5
+//   COVER    verdict codes 0 (enqueued) and 3 (tail drop, after a LIMIT write); a departure. Codes 1
+//            and 2 need prob > 0, at least RECOMPUTE_CYCLES = 121 cycles after a PROB write: not covered
+//
+// Mutations (`define MUT_*, scripts/prove --mutants):
+//   MUT_VERDICT_DROP  the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)
+//   MUT_QUEUE_PHANTOM the harness sees an extra departure of a packet tagged 16'h5A5A (breaks QUEUE)
+//   MUT_FIFO_SWAP     the harness sees bit 0 of out_tag flipped when the tag is 16'h0003 (breaks FIFO)
+//   MUT_INREADY_LATE  the harness sees in_ready rise one cycle late (breaks INREADY: 14 cycles low)
+//   MUT_REGS_IGNORE_ERR the harness treats a rejected write as accepted (breaks REGS)
+module pie_core_props (
+    input wire clock,
+    input wire rst,
+    input wire [63:0] now,
+    input wire in_valid,
+    input wire [15:0] in_len,
+    input wire [1:0] in_ecn,
+    input wire [15:0] in_tag,
+    input wire out_ready,
+    input wire [7:0] reg_addr,
+    input wire [31:0] reg_wdata,
+    input wire reg_we,
+    input wire reg_re,
+    input wire track
+);
+  wire in_ready, vv_dut, verdict_queue, out_valid, out_queue, out_drop;
+  wire [15:0] vtag_dut, out_len, out_tag_dut;
+  wire [1:0] verdict_code, out_ecn;
+  wire [39:0] out_sojourn, next_update, link_free;
+  wire [31:0] reg_rdata;
+  wire reg_rvalid, reg_err, idle, link_busy;
+  pie_core dut (
+      .clock(clock),
+      .rst(rst),
+      .now(now),
+      .in_valid(in_valid),
+      .in_ready(in_ready),
+      .in_len(in_len),
+      .in_ecn(in_ecn),
+      .in_tag(in_tag),
+      .verdict_valid(vv_dut),
+      .verdict_tag(vtag_dut),
+      .verdict_code(verdict_code),
+      .verdict_queue(verdict_queue),
+      .out_valid(out_valid),
+      .out_ready(out_ready),
+      .out_len(out_len),
+      .out_ecn(out_ecn),
+      .out_tag(out_tag_dut),
+      .out_sojourn(out_sojourn),
+      .out_queue(out_queue),
+      .out_drop(out_drop),
+      .reg_addr(reg_addr),
+      .reg_wdata(reg_wdata),
+      .reg_we(reg_we),
+      .reg_re(reg_re),
+      .reg_rdata(reg_rdata),
+      .reg_rvalid(reg_rvalid),
+      .reg_err(reg_err),
+      .idle(idle),
+      .next_update(next_update),
+      .link_free(link_free),
+      .link_busy(link_busy)
+  );
+
+`ifdef MUT_VERDICT_DROP
+  wire verdict_valid = vv_dut && vtag_dut != 16'h00A5;
+`else
+  wire verdict_valid = vv_dut;
+`endif
+  wire [15:0] verdict_tag = vtag_dut;
+`ifdef MUT_FIFO_SWAP
+  wire [15:0] out_tag = out_tag_dut ^ {15'd0, out_tag_dut == 16'h0003};
+`else
+  wire [15:0] out_tag = out_tag_dut;
+`endif
+
+  // ---- assumptions
+  reg init = 1'b1;
+  always @(posedge clock) init <= 1'b0;
+  always @(*) assume (rst == init);
+  reg [63:0] p_now = 64'd0;
+  reg p_stall = 1'b0;
+  reg [15:0] p_len = 16'd0, p_tag = 16'd0;
+  reg [1:0] p_ecn = 2'd0;
+  always @(posedge clock) begin
+    p_now <= now;
+    p_stall <= in_valid && !in_ready;
+    p_len <= in_len;
+    p_tag <= in_tag;
+    p_ecn <= in_ecn;
+  end
+  always @(*) if (!init) begin
+    assume (now >= p_now && now - p_now <= 64'h40_0000_0000);
+    if (p_stall) assume (in_valid && in_len == p_len && in_tag == p_tag && in_ecn == p_ecn);
+  end
+  always @(*) begin
+    if (reg_we && reg_addr == 8'h02) assume (!reg_wdata[0]);
+`ifdef INREADY
+    if (reg_we && reg_addr == 8'h19) assume (reg_wdata == 32'd0);
+`else
+    if (reg_we && (reg_addr == 8'h16 || reg_addr == 8'h19)) assume (reg_wdata == 32'd0);
+`endif
+    if (reg_re) assume (reg_addr <= 8'h03 || reg_addr >= 8'h10 && reg_addr <= 8'h1D
+                        || reg_addr >= 8'h20 && reg_addr <= 8'h2D);
+  end
+
+  wire accepted = in_valid && in_ready;
+  wire departure = out_valid && out_ready;
+`ifdef MUT_QUEUE_PHANTOM
+  wire enq = verdict_valid && verdict_code[1] == 1'b0 && verdict_tag != 16'h5A5A;
+`else
+  wire enq = verdict_valid && verdict_code[1] == 1'b0;
+`endif
+
+  // ---- shadow of the ingress pipeline: VERDICT_LATENCY = 5
+  reg [4:0] sh_v = 5'd0;
+  reg [15:0] sh_tag[0:4];
+  reg [1:0] sh_ecn[0:4];
+  integer i;
+  always @(posedge clock) begin
+    sh_v <= {sh_v[3:0], accepted};
+    sh_tag[0] <= in_tag;
+    sh_ecn[0] <= in_ecn;
+    for (i = 1; i < 5; i = i + 1) begin
+      sh_tag[i] <= sh_tag[i-1];
+      sh_ecn[i] <= sh_ecn[i-1];
+    end
+  end
+
+`ifdef VERDICT
+  always @(*) if (!init) begin
+    assert (verdict_valid == sh_v[4]);
+    if (verdict_valid) begin
+      assert (verdict_tag == sh_tag[4]);
+      if (verdict_code == 2'd1) assert (sh_ecn[4] != 2'd0);
+    end else assert (verdict_tag == 16'd0 && verdict_code == 2'd0);
+    assert (!verdict_queue);
+    assert (in_ready);
+  end
+`endif
+
+  // ---- shadow queue count
+  reg [11:0] q = 12'd0;
+  wire [11:0] q_eff = q + {11'd0, enq};
+  always @(posedge clock) q <= init ? 12'd0 : q_eff - {11'd0, departure};
+
+`ifdef QUEUE
+  reg rd_bl = 1'b0;
+  reg [11:0] rd_bl_exp = 12'd0;
+  always @(posedge clock) begin
+    rd_bl <= reg_re && reg_addr == 8'h28 && !init;
+    rd_bl_exp <= q_eff;
+  end
+  always @(*) if (!init) begin
+    assert (out_valid == (q != 12'd0));
+    assert (q <= 12'd1024);
+    assert (!out_queue && !out_drop);
+    if (rd_bl) assert (reg_rvalid && {1'b0, reg_rdata[10:0]} == rd_bl_exp && reg_rdata[31:11] == 21'd0);
+  end
+`endif
+
+`ifdef FIFO
+  reg f_on = 1'b0, f_done = 1'b0;
+  reg [15:0] f_tag = 16'd0;
+  reg [11:0] f_ahead = 12'd0;
+  always @(posedge clock) begin
+    if (init) begin
+      f_on <= 1'b0;
+      f_done <= 1'b0;
+    end else if (!f_on && !f_done && enq && track) begin
+      f_on <= 1'b1;
+      f_tag <= verdict_tag;
+      f_ahead <= q - {11'd0, departure};
+    end else if (f_on && departure) begin
+      if (f_ahead == 12'd0) begin
+        f_on <= 1'b0;
+        f_done <= 1'b1;
+      end else f_ahead <= f_ahead - 12'd1;
+    end
+  end
+  always @(*) if (!init && f_on) begin
+    assert (f_ahead < q);
+    if (out_valid && f_ahead == 12'd0) assert (out_tag == f_tag);
+  end
+`endif
+
+`ifdef REGS
+  // Writes to the registers up to 8'h19 only in this task (no PROB or SEED writes: the search stays small).
+  always @(*) if (reg_we) assume (reg_addr <= 8'h19);
+  (* anyconst *) reg [7:0] R;
+  always @(*) assume (R == 8'h00 || R == 8'h02 || R == 8'h03 || R >= 8'h10 && R <= 8'h19);
+  function [31:0] reset_value(input [7:0] a);
+    case (a)
+      8'h00: reset_value = 32'h50494531;
+      8'h03: reset_value = 32'd1024;
+      8'h10: reset_value = 32'd15000;
+      8'h11: reset_value = 32'd15000;
+      8'h12: reset_value = 32'd2;
+      8'h13: reset_value = 32'd20;
+      8'h14: reset_value = 32'd1000;
+      8'h17: reset_value = 32'd1514;
+      8'h18: reset_value = 32'd150000;
+      default: reset_value = 32'd0;
+    endcase
+  endfunction
+  wire writable = R >= 8'h10;
+  reg w1 = 1'b0, w2 = 1'b0;
+  reg [7:0] a1 = 8'd0, a2 = 8'd0;
+  reg [31:0] d1 = 32'd0, d2 = 32'd0;
+  reg [31:0] sh = 32'd0;
+`ifdef MUT_REGS_IGNORE_ERR
+  wire ok2 = 1'b1;
+`else
+  wire ok2 = !reg_err;
+`endif
+  wire [31:0] eff = init ? reset_value(R) : (w2 && a2 == R && writable && ok2) ? d2 : sh;
+  reg rd = 1'b0;
+  reg [31:0] rd_exp = 32'd0;
+  always @(posedge clock) begin
+    w1 <= reg_we && !init;
+    a1 <= reg_addr;
+    d1 <= reg_wdata;
+    w2 <= w1;
+    a2 <= a1;
+    d2 <= d1;
+    sh <= eff;
+    rd <= reg_re && reg_addr == R && !init;
+    rd_exp <= eff;
+  end
+  always @(*) if (!init && rd) assert (reg_rvalid && reg_rdata == rd_exp);
+`endif
+
+`ifdef INREADY
+  // BYTEMODE writes allowed here: a packet in bytes holds P0 and in_ready is low for BYTEMODE_HOLD - 1
+  // = 13 cycles at most; descriptors in flight (accepted, no verdict yet) never go below 0 or above 5.
+`ifdef MUT_INREADY_LATE
+  reg p_low = 1'b0;
+  always @(posedge clock) p_low <= !in_ready;
+  wire ready_seen = in_ready && !p_low;
+`else
+  wire ready_seen = in_ready;
+`endif
+  reg [5:0] low_n = 6'd0;
+  reg [3:0] inflight = 4'd0;
+  always @(posedge clock) begin
+    low_n <= (!init && !ready_seen) ? low_n + 6'd1 : 6'd0;
+    inflight <= init ? 4'd0 : inflight + {3'd0, accepted} - {3'd0, verdict_valid};
+  end
+  always @(*) if (!init) begin
+    assert (low_n <= 6'd13);
+    if (verdict_valid) assert (inflight != 4'd0);
+    assert (inflight <= 4'd5);
+  end
+`endif
+
+`ifdef COVER
+  always @(*) if (!init) begin
+    cover (verdict_valid && verdict_code == 2'd0);
+    cover (verdict_valid && verdict_code == 2'd3);
+    cover (departure);
+  end
+`endif
+endmodule
