@@ -427,18 +427,7 @@ pub fn ecp5_design(name: &str) -> Result<Emitted, String> {
             .zip(cores.iter().flat_map(|e| [e, e]))
             .map(|(n, e)| (n.as_str(), e))
             .collect();
-        let mut ports = vec![];
-        for (n, e) in &instances {
-            ports.extend(e.ports.iter().map(|p| aqm_hdl::emit::Port {
-                name: format!("{n}_{}", p.name),
-                ..p.clone()
-            }));
-        }
-        return Ok(Emitted {
-            verilog: side_by_side("four_ports", &instances),
-            module: "four_ports".into(),
-            ports,
-        });
+        return Ok(side_by_side("four_ports", &instances));
     }
     HDL_CORES
         .iter()

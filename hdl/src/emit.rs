@@ -111,7 +111,7 @@ fn rename_top(verilog: &str, module: &str) -> String {
 
 /// A design of several cores side by side, `module <module>`: one clock for all, every other port of
 /// instance `name` as `<name>_<port>`. The instances' Verilog is included, each module once.
-pub fn side_by_side(module: &str, instances: &[(&str, &Emitted)]) -> String {
+pub fn side_by_side(module: &str, instances: &[(&str, &Emitted)]) -> Emitted {
     let mut v = String::new();
     let mut seen: Vec<&str> = vec![];
     for (_, e) in instances {
@@ -121,24 +121,27 @@ pub fn side_by_side(module: &str, instances: &[(&str, &Emitted)]) -> String {
             v.push('\n');
         }
     }
-    let mut ports = vec!["clock".to_string()];
-    let mut decls = vec!["    input wire clock;".to_string()];
+    let mut ports = vec![Port {
+        name: "clock".to_string(),
+        width: 1,
+        output: false,
+    }];
     for (name, e) in instances {
-        for p in e.ports.iter().filter(|p| p.name != "clock") {
-            ports.push(format!("{name}_{}", p.name));
-            let dir = if p.output { "output" } else { "input" };
-            let range = if p.width > 1 {
-                format!("[{}:0] ", p.width - 1)
-            } else {
-                String::new()
-            };
-            decls.push(format!("    {dir} wire {range}{name}_{};", p.name));
-        }
+        ports.extend(e.ports.iter().filter(|p| p.name != "clock").map(|p| Port {
+            name: format!("{name}_{}", p.name),
+            ..p.clone()
+        }));
     }
-    v.push_str(&format!("module {module}({});\n", ports.join(",")));
-    for d in decls {
-        v.push_str(&d);
-        v.push('\n');
+    let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+    v.push_str(&format!("module {module}({});\n", names.join(",")));
+    for p in &ports {
+        let dir = if p.output { "output" } else { "input" };
+        let range = if p.width > 1 {
+            format!("[{}:0] ", p.width - 1)
+        } else {
+            String::new()
+        };
+        v.push_str(&format!("    {dir} wire {range}{};\n", p.name));
     }
     for (name, e) in instances {
         let conns: Vec<String> = e
@@ -152,7 +155,11 @@ pub fn side_by_side(module: &str, instances: &[(&str, &Emitted)]) -> String {
         v.push_str(&format!("    {} {name}({});\n", e.module, conns.join(",")));
     }
     v.push_str("endmodule\n");
-    v
+    Emitted {
+        verilog: v,
+        module: module.to_string(),
+        ports,
+    }
 }
 
 /// A core's design by name (`pie_core`, `dualpi2_core`: see [`crate::cores::HDL_CORES`]), for the

@@ -34,7 +34,7 @@ fn two_of_each_core_share_one_design() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("verilog");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("four_ports.v");
-    std::fs::write(&path, side_by_side("four_ports", &instances)).unwrap();
+    std::fs::write(&path, side_by_side("four_ports", &instances).verilog).unwrap();
     verilator_lint(&path, "four_ports").unwrap_or_else(|e| panic!("{e}"));
 }
 
