@@ -95,6 +95,18 @@ mod tests {
         PieVars::new(PieParams::default().max_burst_ticks())
     }
 
+    /// State at prob 64000 and parameters without gains: only the decay can move prob.
+    fn decaying() -> (PieVars, PieParams) {
+        let mut v = vars();
+        v.prob = 64_000;
+        let p = PieParams {
+            alpha: 0,
+            beta: 0,
+            ..PieParams::default()
+        };
+        (v, p)
+    }
+
     #[test]
     fn worked_example_from_the_spec() {
         let mut v = vars();
@@ -216,13 +228,7 @@ mod tests {
 
     #[test]
     fn decay_after_two_empty_updates_with_empty_queue() {
-        let mut v = vars();
-        let p = PieParams {
-            alpha: 0,
-            beta: 0,
-            ..PieParams::default()
-        };
-        v.prob = 64_000;
+        let (mut v, p) = decaying();
         let r = update(&mut v, &p, 0);
         assert!(r.decayed);
         assert_eq!(v.prob, 64_000 - 1000);
@@ -230,13 +236,7 @@ mod tests {
 
     #[test]
     fn no_decay_while_backlog_is_not_zero() {
-        let mut v = vars();
-        let p = PieParams {
-            alpha: 0,
-            beta: 0,
-            ..PieParams::default()
-        };
-        v.prob = 64_000;
+        let (mut v, p) = decaying();
         let r = update(&mut v, &p, 1500);
         assert!(!r.decayed);
         assert_eq!(v.prob, 64_000);
@@ -244,13 +244,7 @@ mod tests {
 
     #[test]
     fn no_decay_unless_previous_qdelay_was_zero_too() {
-        let mut v = vars();
-        let p = PieParams {
-            alpha: 0,
-            beta: 0,
-            ..PieParams::default()
-        };
-        v.prob = 64_000;
+        let (mut v, p) = decaying();
         v.qdelay_old = 1;
         let r = update(&mut v, &p, 0);
         assert!(!r.decayed);

@@ -214,11 +214,7 @@ impl Aqm for Codel {
     }
 
     fn enqueue(&mut self, now_ns: u64, pkt: Packet) -> Admission {
-        if self.fifo.len() >= self.params.limit {
-            return Admission::Dropped(DropReason::Overlimit);
-        }
-        self.fifo.push(pkt, now_ns);
-        Admission::Enqueued
+        self.fifo.admit(self.params.limit, pkt, now_ns)
     }
 
     fn dequeue(&mut self, now_ns: u64, drops: &mut Vec<Dropped>) -> Option<Departure> {
@@ -226,13 +222,7 @@ impl Aqm for Codel {
             .dequeue(&self.params, now_ns, &mut self.fifo, drops)
     }
 
-    fn backlog_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn backlog_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
+    super::fifo_backlog!();
 }
 
 #[cfg(test)]

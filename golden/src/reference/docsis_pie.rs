@@ -14,7 +14,7 @@
 //! - drops only (DOCSIS-PIE does not mark), unless `ecn` is switched on here.
 
 use super::TimedFifo;
-use crate::types::{Admission, Departure, DropReason, Dropped, Ecn, MarkReason, Packet, QueueId};
+use crate::types::{Admission, Departure, DropReason, Dropped, Ecn, MarkReason, Packet};
 use crate::Aqm;
 
 /// Parameters of [`DocsisPie`], with RFC 8034's values.
@@ -244,22 +244,10 @@ impl Aqm for DocsisPie {
 
     fn dequeue(&mut self, now_ns: u64, _drops: &mut Vec<Dropped>) -> Option<Departure> {
         self.catch_up(now_ns);
-        let (pkt, enq) = self.fifo.pop()?;
-        Some(Departure {
-            pkt,
-            sojourn_ns: now_ns - enq,
-            mark: None,
-            queue: QueueId::Classic,
-        })
+        self.fifo.depart(now_ns)
     }
 
-    fn backlog_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn backlog_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
+    super::fifo_backlog!();
 }
 
 #[cfg(test)]

@@ -249,8 +249,7 @@ impl Aqm for FqCodel {
         if self.total_packets > self.params.limit || self.total_bytes > self.params.memory_limit {
             self.drop_from_fattest(now_ns);
             // The arriving packet may itself have gone (its bucket was the fattest and short).
-            if let Some(pos) = self.pushed_out.iter().position(|d| d.pkt.id == pkt.id) {
-                self.pushed_out.remove(pos);
+            if super::arrival_pushed_out(&mut self.pushed_out, pkt.id) {
                 return Admission::Dropped(DropReason::FqOverlimit);
             }
         }

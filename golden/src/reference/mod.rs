@@ -21,7 +21,7 @@ pub use red::{Red, RedParams};
 pub use shaper::{TokenBucket, TokenBucketParams};
 pub use taildrop::{TailDrop, TailDropParams};
 
-use crate::types::Packet;
+use crate::types::{Admission, Departure, DropReason, Dropped, Packet, QueueId};
 use std::collections::VecDeque;
 
 /// Ethernet MTU as Linux's `psched_mtu()` reports it (1500 + 14 bytes of header), bytes.
@@ -54,7 +54,53 @@ impl TimedFifo {
         self.bytes -= u64::from(head.0.len);
         Some(head)
     }
+
+    /// Enqueues `pkt` unless the FIFO already holds `limit` packets (then a tail drop).
+    pub(crate) fn admit(&mut self, limit: usize, pkt: Packet, now_ns: u64) -> Admission {
+        if self.len() >= limit {
+            return Admission::Dropped(DropReason::Overlimit);
+        }
+        self.push(pkt, now_ns);
+        Admission::Enqueued
+    }
+
+    /// The head packet as an unmarked departure from the single (classic) queue.
+    pub(crate) fn depart(&mut self, now_ns: u64) -> Option<Departure> {
+        let (pkt, enq) = self.pop()?;
+        Some(Departure {
+            pkt,
+            sojourn_ns: now_ns - enq,
+            mark: None,
+            queue: QueueId::Classic,
+        })
+    }
 }
+
+/// Whether the packet `id` is among the ones an enqueue just pushed out (the arrival itself was the
+/// victim); if so it is taken out of `pushed_out`, since it is reported as the enqueue's own verdict.
+pub(crate) fn arrival_pushed_out(pushed_out: &mut Vec<Dropped>, id: u64) -> bool {
+    match pushed_out.iter().position(|d| d.pkt.id == id) {
+        Some(pos) => {
+            pushed_out.remove(pos);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The two backlog methods of [`crate::Aqm`] for an AQM whose whole queue is its `fifo` field.
+macro_rules! fifo_backlog {
+    () => {
+        fn backlog_packets(&self) -> usize {
+            self.fifo.len()
+        }
+
+        fn backlog_bytes(&self) -> u64 {
+            self.fifo.bytes()
+        }
+    };
+}
+use fifo_backlog;
 
 /// Test drivers shared by the reference AQMs' unit tests.
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use super::TimedFifo;
 use crate::prng::XorShift64;
-use crate::types::{Admission, Departure, DropReason, Dropped, MarkReason, Packet, QueueId};
+use crate::types::{Admission, Departure, DropReason, Dropped, MarkReason, Packet};
 use crate::Aqm;
 
 /// Adaptive RED adjusts max_p this often, ns.
@@ -198,25 +198,14 @@ impl Aqm for Red {
         if self.params.adaptive {
             self.adapt(now_ns);
         }
-        let (pkt, enq) = self.fifo.pop()?;
+        let departure = self.fifo.depart(now_ns)?;
         if self.fifo.len() == 0 {
             self.idle_since_ns = Some(now_ns);
         }
-        Some(Departure {
-            pkt,
-            sojourn_ns: now_ns - enq,
-            mark: None,
-            queue: QueueId::Classic,
-        })
+        Some(departure)
     }
 
-    fn backlog_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn backlog_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
+    super::fifo_backlog!();
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Tail drop (Linux `pfifo`): one FIFO with a packet limit; the arriving packet is dropped when it is full.
 
 use super::TimedFifo;
-use crate::types::{Admission, Departure, DropReason, Dropped, Packet, QueueId};
+use crate::types::{Admission, Departure, Dropped, Packet};
 use crate::Aqm;
 
 /// Parameters of [`TailDrop`].
@@ -39,36 +39,21 @@ impl Aqm for TailDrop {
     }
 
     fn enqueue(&mut self, now_ns: u64, pkt: Packet) -> Admission {
-        if self.fifo.len() >= self.params.limit {
-            return Admission::Dropped(DropReason::Overlimit);
-        }
-        self.fifo.push(pkt, now_ns);
-        Admission::Enqueued
+        self.fifo.admit(self.params.limit, pkt, now_ns)
     }
 
     fn dequeue(&mut self, now_ns: u64, _drops: &mut Vec<Dropped>) -> Option<Departure> {
-        let (pkt, enq) = self.fifo.pop()?;
-        Some(Departure {
-            pkt,
-            sojourn_ns: now_ns - enq,
-            mark: None,
-            queue: QueueId::Classic,
-        })
+        self.fifo.depart(now_ns)
     }
 
-    fn backlog_packets(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn backlog_bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
+    super::fifo_backlog!();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::reference::testutil::pkt;
+    use crate::types::DropReason;
 
     #[test]
     fn arrival_is_dropped_when_queue_holds_limit_packets() {

@@ -17,7 +17,7 @@
 //! `set` changes parameters for what follows and applies no cap by itself: with drop_overload off, the
 //! next update caps p' at MAX / k. `elapse` is PIE's and is rejected.
 
-use super::Replayer;
+use super::{u32_value, Replayer};
 use crate::dualpi2::classify::classify;
 use crate::dualpi2::consts::{MAX_PROB, NS_PER_US};
 use crate::dualpi2::controller::update;
@@ -42,10 +42,6 @@ impl DualPi2Replay {
             qdelay_ns: 0,
         }
     }
-}
-
-fn u32_value(key: &str, v: u64) -> Result<u32, String> {
-    u32::try_from(v).map_err(|_| format!("{key} = {v}: expected at most {}", u32::MAX))
 }
 
 impl Replayer for DualPi2Replay {

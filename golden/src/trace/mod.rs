@@ -175,6 +175,11 @@ pub fn parse_line(line: usize, text: &str) -> Result<Option<Command>, TraceError
     Ok(Some(c))
 }
 
+/// A `set` value for a 32-bit parameter.
+fn u32_value(key: &str, v: u64) -> Result<u32, String> {
+    u32::try_from(v).map_err(|_| format!("{key} = {v}: expected at most {}", u32::MAX))
+}
+
 /// An AQM that can replay traces.
 trait Replayer {
     fn set(&mut self, key: &str, value: u64) -> Result<(), String>;

@@ -1,6 +1,6 @@
 //! Replaying a trace through the golden PIE functions.
 
-use super::Replayer;
+use super::{u32_value, Replayer};
 use crate::pie::consts::{us_to_ticks, MAX_PROB};
 use crate::pie::controller::update;
 use crate::pie::enqueue::{decide, QueueView, Verdict};
@@ -22,10 +22,6 @@ impl PieReplay {
             backlog: 0,
         }
     }
-}
-
-fn u32_value(key: &str, v: u64) -> Result<u32, String> {
-    u32::try_from(v).map_err(|_| format!("{key} = {v}: expected at most {}", u32::MAX))
 }
 
 impl Replayer for PieReplay {

@@ -837,8 +837,7 @@ impl Aqm for Cake {
             dropped_here += 1;
         }
         self.tins[t].stats.overlimit_drops += dropped_here;
-        if let Some(pos) = self.pushed_out.iter().position(|d| d.pkt.id == pkt.id) {
-            self.pushed_out.remove(pos);
+        if super::arrival_pushed_out(&mut self.pushed_out, pkt.id) {
             return Admission::Dropped(DropReason::FqOverlimit);
         }
         Admission::Enqueued
