@@ -29,29 +29,27 @@ impl CoreParams for DualPi2Params {
 
     fn register_writes(&self, seed: u64) -> Vec<RegWrite> {
         let p = self;
-        let s = run_seed(seed);
         let w = |param, addr, value| RegWrite { param, addr, value };
-        vec![
-            w("target", addr::TARGET_US, p.target_us),
-            w("tupdate", addr::TUPDATE_US, p.tupdate_us),
-            w("alpha", addr::ALPHA, p.alpha),
-            w("beta", addr::BETA, p.beta),
-            w("coupling_factor", addr::K, p.k),
-            w("step_thresh", addr::STEP_US, p.step_us),
-            w("min_qlen_step", addr::MIN_QLEN_STEP, p.min_qlen_step),
-            w("ecn_mask", addr::ECN_MASK, p.ecn_mask),
-            w(
-                "drop_on_overload",
-                addr::DROP_OVERLOAD,
-                p.drop_overload as u32,
-            ),
-            w("limit", addr::LIMIT, p.limit),
-            w("mtu", addr::MTU, p.mtu),
-            w("classic_protection", addr::C_PROTECTION, p.c_protection),
-            w("link", addr::LINK_BYTE_TIME, 0),
-            w("seed", addr::SEED_LO, s as u32),
-            w("seed", addr::SEED_HI, (s >> 32) as u32),
-        ]
+        let controller = [p.target_us, p.tupdate_us, p.alpha, p.beta];
+        let seed = (addr::LINK_BYTE_TIME, addr::SEED_LO, run_seed(seed));
+        RegWrite::configuration(
+            controller,
+            [
+                w("coupling_factor", addr::K, p.k),
+                w("step_thresh", addr::STEP_US, p.step_us),
+                w("min_qlen_step", addr::MIN_QLEN_STEP, p.min_qlen_step),
+                w("ecn_mask", addr::ECN_MASK, p.ecn_mask),
+                w(
+                    "drop_on_overload",
+                    addr::DROP_OVERLOAD,
+                    p.drop_overload as u32,
+                ),
+                w("limit", addr::LIMIT, p.limit),
+                w("mtu", addr::MTU, p.mtu),
+                w("classic_protection", addr::C_PROTECTION, p.c_protection),
+            ],
+            seed,
+        )
     }
 }
 

@@ -14,7 +14,10 @@ use super::params::{range, rtt_auto_config, DualPi2Params, HARDWARE_PARAMS};
 use crate::dualpi2::consts::{HW_QUEUE_CAPACITY, MAX_PROB};
 use crate::dualpi2::scheduler::initial_credit;
 use crate::hw::link::BYTE_TIME_RANGE;
-use crate::hw::regs::{ro, rw, with_tc, Src, TcAbsent, TcGroup, TcStats, TcValue, XForm, XStat};
+use crate::hw::regs::{
+    capacity_reg, id_reg, ro, rw, status_reg, with_tc, Src, TcAbsent, TcGroup, TcStats, TcValue,
+    XForm, XStat, CONTROL_REG,
+};
 use crate::hw::FLAG_RANGE;
 use crate::prng::DEFAULT_SEED;
 
@@ -25,14 +28,7 @@ pub use crate::pie::regs::{
 
 /// Register addresses.
 pub mod addr {
-    pub const ID: u8 = 0x00;
-    pub const STATUS: u8 = 0x01;
-    pub const CONTROL: u8 = 0x02;
-    pub const CAPACITY: u8 = 0x03;
-    pub const TARGET_US: u8 = 0x10;
-    pub const TUPDATE_US: u8 = 0x11;
-    pub const ALPHA: u8 = 0x12;
-    pub const BETA: u8 = 0x13;
+    pub use crate::hw::regs::common_addr::*;
     pub const K: u8 = 0x14;
     pub const STEP_US: u8 = 0x15;
     pub const MIN_QLEN_STEP: u8 = 0x16;
@@ -86,10 +82,10 @@ const H: DualPi2Params = HARDWARE_PARAMS;
 /// The map, in address order.
 #[rustfmt::skip]
 pub const DUALPI2_REGS: &[RegDef] = &[
-    RegDef { addr: addr::ID, name: "ID", access: Access::Ro, width: 32, unit: "", reset: DUALPI2_ID, range: None, doc: "\"DPI2\"", tc: None },
-    RegDef { addr: addr::STATUS, name: "STATUS", access: Access::Rw1c, width: 2, unit: "", reset: 0, range: None, doc: "bit 0 write_error (sticky, write 1 to clear); bit 1 busy (controller or parameter engine)", tc: None },
-    RegDef { addr: addr::CONTROL, name: "CONTROL", access: Access::Wo, width: 2, unit: "", reset: 0, range: None, doc: "bit 0: reset the core (state and parameters); bit 1: clear the counters", tc: None },
-    RegDef { addr: addr::CAPACITY, name: "CAPACITY", access: Access::Ro, width: 32, unit: "packets", reset: HW_QUEUE_CAPACITY, range: None, doc: "descriptors each queue (L, C) holds; an arrival into a full queue is a tail drop", tc: None },
+    id_reg(DUALPI2_ID, "\"DPI2\""),
+    status_reg("bit 0 write_error (sticky, write 1 to clear); bit 1 busy (controller or parameter engine)"),
+    CONTROL_REG,
+    capacity_reg(HW_QUEUE_CAPACITY, "descriptors each queue (L, C) holds; an arrival into a full queue is a tail drop"),
     with_tc(rw(addr::TARGET_US, "TARGET_US", 20, "us", H.target_us, range::TARGET_US, "tc target: PI2 target delay"), "target", &[], true, "target", TIME),
     with_tc(rw(addr::TUPDATE_US, "TUPDATE_US", 20, "us", H.tupdate_us, range::TUPDATE_US, "tc tupdate: controller interval (first update one interval after reset)"), "tupdate", &[], true, "tupdate", TIME),
     with_tc(rw(addr::ALPHA, "ALPHA", 20, "Hz x 256", H.alpha, range::GAIN, "tc alpha; internal alpha_i = floor(floor(alpha * (2^32-1) / 4) / 10^9)"), "alpha", &[], true, "alpha", HZ),

@@ -20,6 +20,37 @@ pub struct RegWrite {
     pub value: u32,
 }
 
+impl RegWrite {
+    /// A core's configuration in write order: the PI controller's four parameters (`controller`:
+    /// target and update interval in us, the gains in the registers' units) at the addresses both
+    /// cores share, then the core's `own` writes, then the link model off (`link` is the core's
+    /// LINK_BYTE_TIME) and the 64-bit `seed`, low word at `seed_lo` and high word at the next address.
+    pub fn configuration(
+        controller: [u32; 4],
+        own: impl IntoIterator<Item = RegWrite>,
+        (link, seed_lo, seed): (u8, u8, u64),
+    ) -> Vec<RegWrite> {
+        use super::regs::common_addr::{ALPHA, BETA, TARGET_US, TUPDATE_US};
+        let [target_us, tupdate_us, alpha, beta] = controller;
+        let head = [
+            ("target", TARGET_US, target_us),
+            ("tupdate", TUPDATE_US, tupdate_us),
+            ("alpha", ALPHA, alpha),
+            ("beta", BETA, beta),
+        ];
+        let tail = [
+            ("link", link, 0),
+            ("seed", seed_lo, seed as u32),
+            ("seed", seed_lo + 1, (seed >> 32) as u32),
+        ];
+        let write = |(param, addr, value)| RegWrite { param, addr, value };
+        let mut writes: Vec<RegWrite> = head.map(write).to_vec();
+        writes.extend(own);
+        writes.extend(tail.map(write));
+        writes
+    }
+}
+
 /// What a kind needs of a driven core: its register bus, and an empty dequeue request.
 pub trait RegisterBus {
     /// Writes a register and waits until the core is idle; a rejected write is an error.

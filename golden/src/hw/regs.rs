@@ -9,6 +9,19 @@ use crate::units::{
     format_duration, format_rate, parse_duration_ns, parse_percent, parse_rate_bps, UnitError,
 };
 
+/// The addresses both cores' maps share: identification and control, then the PI controller's
+/// parameters (each core's `regs::addr` module re-exports these beside its own).
+pub mod common_addr {
+    pub const ID: u8 = 0x00;
+    pub const STATUS: u8 = 0x01;
+    pub const CONTROL: u8 = 0x02;
+    pub const CAPACITY: u8 = 0x03;
+    pub const TARGET_US: u8 = 0x10;
+    pub const TUPDATE_US: u8 = 0x11;
+    pub const ALPHA: u8 = 0x12;
+    pub const BETA: u8 = 0x13;
+}
+
 /// How a register may be accessed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
@@ -495,6 +508,36 @@ impl RegDef {
     pub const fn reset_to(self, reset: u32) -> RegDef {
         RegDef { reset, ..self }
     }
+}
+
+/// The ID register: the core's identifier (`doc` spells it).
+pub const fn id_reg(id: u32, doc: &'static str) -> RegDef {
+    ro(common_addr::ID, "ID", 32, "", doc).reset_to(id)
+}
+
+/// The STATUS register: bit 0 the sticky write error, bit 1 the busy flag (`doc` says what is busy).
+pub const fn status_reg(doc: &'static str) -> RegDef {
+    RegDef {
+        access: Access::Rw1c,
+        ..ro(common_addr::STATUS, "STATUS", 2, "", doc)
+    }
+}
+
+/// The CONTROL register (write-only strobes).
+pub const CONTROL_REG: RegDef = RegDef {
+    access: Access::Wo,
+    ..ro(
+        common_addr::CONTROL,
+        "CONTROL",
+        2,
+        "",
+        "bit 0: reset the core (state and parameters); bit 1: clear the counters",
+    )
+};
+
+/// The CAPACITY register: how many descriptors a queue holds (`doc` says which queue).
+pub const fn capacity_reg(capacity: u32, doc: &'static str) -> RegDef {
+    ro(common_addr::CAPACITY, "CAPACITY", 32, "packets", doc).reset_to(capacity)
 }
 
 pub const fn rw(

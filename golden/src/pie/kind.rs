@@ -20,22 +20,20 @@ pub static PIE_CORE: PieKind = PieKind;
 impl CoreParams for PieParams {
     fn register_writes(&self, seed: u64) -> Vec<RegWrite> {
         let p = self;
-        let s = run_seed(seed);
         let w = |param, addr, value| RegWrite { param, addr, value };
-        vec![
-            w("target", addr::TARGET_US, p.target_us),
-            w("tupdate", addr::TUPDATE_US, p.tupdate_us),
-            w("alpha", addr::ALPHA, p.alpha),
-            w("beta", addr::BETA, p.beta),
-            w("limit", addr::LIMIT, p.limit),
-            w("ecn", addr::ECN, p.ecn as u32),
-            w("bytemode", addr::BYTEMODE, p.bytemode as u32),
-            w("mtu", addr::MTU, p.mtu),
-            w("burst", addr::MAX_BURST_US, p.max_burst_us),
-            w("link", addr::LINK_BYTE_TIME, 0),
-            w("seed", addr::SEED_LO, s as u32),
-            w("seed", addr::SEED_HI, (s >> 32) as u32),
-        ]
+        let controller = [p.target_us, p.tupdate_us, p.alpha, p.beta];
+        let seed = (addr::LINK_BYTE_TIME, addr::SEED_LO, run_seed(seed));
+        RegWrite::configuration(
+            controller,
+            [
+                w("limit", addr::LIMIT, p.limit),
+                w("ecn", addr::ECN, p.ecn as u32),
+                w("bytemode", addr::BYTEMODE, p.bytemode as u32),
+                w("mtu", addr::MTU, p.mtu),
+                w("burst", addr::MAX_BURST_US, p.max_burst_us),
+            ],
+            seed,
+        )
     }
 }
 

@@ -10,7 +10,10 @@
 use super::consts::{us_to_ticks, MAX_PROB};
 use super::params::{range, PieParams, DEFAULT_PARAMS};
 use crate::hw::link::BYTE_TIME_RANGE;
-use crate::hw::regs::{ro, rw, with_tc, Src, TcAbsent, TcStats, TcValue, XForm, XStat};
+use crate::hw::regs::{
+    capacity_reg, id_reg, ro, rw, status_reg, with_tc, Src, TcAbsent, TcStats, TcValue, XForm,
+    XStat, CONTROL_REG,
+};
 use crate::hw::FLAG_RANGE;
 use crate::prng::DEFAULT_SEED;
 
@@ -18,14 +21,7 @@ pub use crate::hw::regs::{Access, RegDef};
 
 /// Register addresses.
 pub mod addr {
-    pub const ID: u8 = 0x00;
-    pub const STATUS: u8 = 0x01;
-    pub const CONTROL: u8 = 0x02;
-    pub const CAPACITY: u8 = 0x03;
-    pub const TARGET_US: u8 = 0x10;
-    pub const TUPDATE_US: u8 = 0x11;
-    pub const ALPHA: u8 = 0x12;
-    pub const BETA: u8 = 0x13;
+    pub use crate::hw::regs::common_addr::*;
     pub const LIMIT: u8 = 0x14;
     pub const ECN: u8 = 0x15;
     pub const BYTEMODE: u8 = 0x16;
@@ -76,10 +72,10 @@ const D: PieParams = DEFAULT_PARAMS;
 /// The map, in address order.
 #[rustfmt::skip]
 pub const PIE_REGS: &[RegDef] = &[
-    RegDef { addr: addr::ID, name: "ID", access: Access::Ro, width: 32, unit: "", reset: PIE_ID, range: None, doc: "\"PIE1\"", tc: None },
-    RegDef { addr: addr::STATUS, name: "STATUS", access: Access::Rw1c, width: 2, unit: "", reset: 0, range: None, doc: "bit 0 write_error (sticky, write 1 to clear); bit 1 controller busy", tc: None },
-    RegDef { addr: addr::CONTROL, name: "CONTROL", access: Access::Wo, width: 2, unit: "", reset: 0, range: None, doc: "bit 0: reset the core (state and parameters); bit 1: clear the counters", tc: None },
-    RegDef { addr: addr::CAPACITY, name: "CAPACITY", access: Access::Ro, width: 32, unit: "packets", reset: CAPACITY, range: None, doc: "depth of the descriptor FIFO", tc: None },
+    id_reg(PIE_ID, "\"PIE1\""),
+    status_reg("bit 0 write_error (sticky, write 1 to clear); bit 1 controller busy"),
+    CONTROL_REG,
+    capacity_reg(CAPACITY, "depth of the descriptor FIFO"),
     tc(rw(addr::TARGET_US, "TARGET_US", 32, "us", D.target_us, range::TARGET_US, "tc target"), "target", true, TIME),
     tc(rw(addr::TUPDATE_US, "TUPDATE_US", 32, "us", D.tupdate_us, range::TUPDATE_US, "tc tupdate"), "tupdate", true, TIME),
     tc(rw(addr::ALPHA, "ALPHA", 6, "1/16 Hz", D.alpha, range::GAIN, "tc alpha"), "alpha", true, NUMBER),

@@ -248,12 +248,9 @@ impl Aqm for FqCodel {
         self.total_bytes += u64::from(pkt.len);
         if self.total_packets > self.params.limit || self.total_bytes > self.params.memory_limit {
             self.drop_from_fattest(now_ns);
-            // The arriving packet may itself have gone (its bucket was the fattest and short).
-            if super::arrival_pushed_out(&mut self.pushed_out, pkt.id) {
-                return Admission::Dropped(DropReason::FqOverlimit);
-            }
         }
-        Admission::Enqueued
+        // The arriving packet may itself have gone (its bucket was the fattest and short).
+        super::arrival_verdict(&mut self.pushed_out, pkt.id)
     }
 
     fn take_pushed_out(&mut self, drops: &mut Vec<Dropped>) {

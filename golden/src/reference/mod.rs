@@ -76,15 +76,15 @@ impl TimedFifo {
     }
 }
 
-/// Whether the packet `id` is among the ones an enqueue just pushed out (the arrival itself was the
-/// victim); if so it is taken out of `pushed_out`, since it is reported as the enqueue's own verdict.
-pub(crate) fn arrival_pushed_out(pushed_out: &mut Vec<Dropped>, id: u64) -> bool {
+/// The verdict on an arrival `id` after an enqueue that may have pushed packets out: dropped (over the
+/// limit) when it is among them, and then taken out of `pushed_out`, since the enqueue reports it itself.
+pub(crate) fn arrival_verdict(pushed_out: &mut Vec<Dropped>, id: u64) -> Admission {
     match pushed_out.iter().position(|d| d.pkt.id == id) {
         Some(pos) => {
             pushed_out.remove(pos);
-            true
+            Admission::Dropped(DropReason::FqOverlimit)
         }
-        None => false,
+        None => Admission::Enqueued,
     }
 }
 

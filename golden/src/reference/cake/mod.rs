@@ -837,10 +837,7 @@ impl Aqm for Cake {
             dropped_here += 1;
         }
         self.tins[t].stats.overlimit_drops += dropped_here;
-        if super::arrival_pushed_out(&mut self.pushed_out, pkt.id) {
-            return Admission::Dropped(DropReason::FqOverlimit);
-        }
-        Admission::Enqueued
+        super::arrival_verdict(&mut self.pushed_out, pkt.id)
     }
 
     fn take_pushed_out(&mut self, drops: &mut Vec<Dropped>) {
