@@ -10,7 +10,6 @@ use crate::tcp::EcnMode;
 use crate::units::{Duration, Rate};
 use serde::{Deserialize, Serialize};
 
-const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
 
 /// A scenario as written in a TOML file.
@@ -171,316 +170,43 @@ pub struct Point {
     pub spec: RunSpec,
 }
 
-fn reno(count: u32) -> FlowGroup {
-    FlowGroup::Reno {
-        count,
-        ecn: false,
-        rtt: None,
-    }
-}
-
-fn probe(interval_ms: u64, size: u32) -> FlowGroup {
-    FlowGroup::Probe {
-        interval: Duration(interval_ms * MS),
-        size,
-        rtt: None,
-    }
-}
-
-fn base(
-    name: &str,
-    description: &str,
-    rate_mbit: u64,
-    rtt_ms: u64,
-    duration_s: u64,
-    warmup_s: u64,
-) -> Scenario {
-    Scenario {
-        name: name.into(),
-        description: description.into(),
-        rate: Rate(rate_mbit * 1_000_000),
-        rtt: Duration(rtt_ms * MS),
-        duration: Duration(duration_s * S),
-        warmup: Duration(warmup_s * S),
-        seeds: default_seeds(),
-        aqm: Vec::new(),
-        packet_size: 1500,
-        timeseries: None,
-        checkpoints: Vec::new(),
-        flows: Vec::new(),
-        sweep: None,
-        aqm_sweep: toml::Table::new(),
-        downstream: None,
-        tunnel: false,
-        peak_queue: false,
-    }
-}
-
-/// Names of the built-in scenarios, in the order of spec/scenarios.md.
-pub const NAMED: [&str; 11] = [
-    "mix",
-    "rate-sweep",
-    "flow-sweep",
-    "single",
-    "fairness",
-    "lab",
-    "l4s",
-    "unresponsive",
-    "gateway",
-    "shared-10g",
-    "l4s-fq",
+/// The built-in scenarios, in the order of spec/scenarios.md: each is a scenario file of
+/// sim/netsim/scenarios/, read like any other.
+const BUILT_IN: [(&str, &str); 11] = [
+    ("mix", include_str!("../scenarios/mix.toml")),
+    ("rate-sweep", include_str!("../scenarios/rate-sweep.toml")),
+    ("flow-sweep", include_str!("../scenarios/flow-sweep.toml")),
+    ("single", include_str!("../scenarios/single.toml")),
+    ("fairness", include_str!("../scenarios/fairness.toml")),
+    ("lab", include_str!("../scenarios/lab.toml")),
+    ("l4s", include_str!("../scenarios/l4s.toml")),
+    (
+        "unresponsive",
+        include_str!("../scenarios/unresponsive.toml"),
+    ),
+    ("gateway", include_str!("../scenarios/gateway.toml")),
+    ("shared-10g", include_str!("../scenarios/shared-10g.toml")),
+    ("l4s-fq", include_str!("../scenarios/l4s-fq.toml")),
 ];
 
-fn l4s_flows() -> Vec<FlowGroup> {
-    vec![
-        FlowGroup::Scalable {
-            count: 1,
-            rtt: None,
-        },
-        reno(1),
-        FlowGroup::Cubic {
-            count: 1,
-            ecn: false,
-            rtt: None,
-        },
-    ]
-}
+/// Names of the built-in scenarios, in the order of spec/scenarios.md.
+pub const NAMED: [&str; 11] = {
+    let mut names = [""; 11];
+    let mut i = 0;
+    while i < BUILT_IN.len() {
+        names[i] = BUILT_IN[i].0;
+        i += 1;
+    }
+    names
+};
 
-/// A built-in scenario by name.
+/// A built-in scenario by name. The files are part of the program, and a test reads every one.
 pub fn named(name: &str) -> Option<Scenario> {
-    let lab = || {
-        let mut s = base(
-            "lab",
-            "4 Reno flows and a sparse flow (200 B every 20 ms), 10 Mbit/s, RTT 20 ms; 30 s and 120 s",
-            10,
-            20,
-            30,
-            5,
-        );
-        s.flows = vec![reno(4), probe(20, 200)];
-        s
-    };
-    let s = match name {
-        "mix" => {
-            let mut s = base(
-                "mix",
-                "4 Reno flows, short flows (4/s, 40 packets), a probe every 10 ms; 20 Mbit/s, RTT 50 ms, 60 s",
-                20,
-                50,
-                60,
-                10,
-            );
-            s.flows = vec![
-                reno(4),
-                FlowGroup::Short {
-                    rate: 4.0,
-                    packets: 40,
-                    rtt: None,
-                },
-                probe(10, 100),
-            ];
-            s
-        }
-        "rate-sweep" => {
-            let mut s = base(
-                "rate-sweep",
-                "mix without short flows, R in {5, 10, 20, 50, 100} Mbit/s",
-                20,
-                50,
-                60,
-                10,
-            );
-            s.flows = vec![reno(4), probe(10, 100)];
-            s.sweep = Some(Sweep {
-                rate: Some(
-                    [5, 10, 20, 50, 100]
-                        .iter()
-                        .map(|m| Rate(m * 1_000_000))
-                        .collect(),
-                ),
-                ..Sweep::default()
-            });
-            s
-        }
-        "flow-sweep" => {
-            let mut s = base(
-                "flow-sweep",
-                "1 to 32 Reno flows and a probe, 20 Mbit/s, RTT 50 ms",
-                20,
-                50,
-                60,
-                10,
-            );
-            s.flows = vec![reno(4), probe(10, 100)];
-            s.sweep = Some(Sweep {
-                flows: Some(vec![1, 2, 4, 8, 16, 32]),
-                ..Sweep::default()
-            });
-            s
-        }
-        "single" => {
-            let mut s = base(
-                "single",
-                "one Reno flow, 20 Mbit/s, RTT 50 ms, 20 s; queueing delay over time",
-                20,
-                50,
-                20,
-                5,
-            );
-            s.flows = vec![reno(1)];
-            s.timeseries = Some(Duration(10 * MS));
-            s
-        }
-        "fairness" => {
-            let mut s = base(
-                "fairness",
-                "4 Reno flows for 300 s: Jain's index after 60 s and after 300 s",
-                20,
-                50,
-                300,
-                10,
-            );
-            s.flows = vec![reno(4)];
-            s.checkpoints = vec![Duration(60 * S), Duration(300 * S)];
-            s.aqm = vec!["taildrop".into()];
-            s
-        }
-        "lab" => {
-            let mut s = lab();
-            s.sweep = Some(Sweep {
-                duration: Some(vec![Duration(30 * S), Duration(120 * S)]),
-                ..Sweep::default()
-            });
-            s
-        }
-        "l4s" => {
-            let mut s = base(
-                "l4s",
-                "one scalable, one Reno and one CUBIC flow, 40 Mbit/s, RTT 20 ms and 50 ms",
-                40,
-                20,
-                60,
-                10,
-            );
-            s.flows = l4s_flows();
-            s.sweep = Some(Sweep {
-                rtt: Some(vec![Duration(20 * MS), Duration(50 * MS)]),
-                ..Sweep::default()
-            });
-            s.aqm = ["dualpi2", "dualpi2 (hw)", "pie", "pie (hw)", "fq_codel"]
-                .map(String::from)
-                .to_vec();
-            s
-        }
-        "unresponsive" => {
-            let mut s = lab();
-            s.name = "unresponsive".into();
-            s.description = "lab plus a 6 Mbit/s unresponsive flow: the Reno flows' share".into();
-            s.flows.push(FlowGroup::Cbr {
-                rate: Rate(6_000_000),
-                size: 1500,
-                rtt: None,
-            });
-            s
-        }
-        "gateway" => {
-            let mut s = base(
-                "gateway",
-                "where the queue forms: a 1 Gbit/s gateway in front of a 20 Mbit/s modem with a 1000-packet \
-                 FIFO; 4 Reno flows and a probe, RTT 50 ms, 60 s",
-                1000,
-                50,
-                60,
-                10,
-            );
-            s.flows = vec![reno(4), probe(10, 100)];
-            s.downstream = Some(Port {
-                rate: Rate(20_000_000),
-                limit_packets: Some(1000),
-                limit_bytes: None,
-            });
-            s.peak_queue = true;
-            s.aqm = [
-                "taildrop",
-                "fq_codel",
-                "htb:rate=18Mbit,qdisc=fq_codel",
-                "cake:bandwidth=18Mbit",
-                "htb:rate=18Mbit,qdisc=docsis_pie",
-            ]
-            .map(String::from)
-            .to_vec();
-            s
-        }
-        "shared-10g" => {
-            let mut s = base(
-                "shared-10g",
-                "8 CUBIC flows and 200-byte requests every ms from a 25 Gbit/s host into a 10 Gbit/s switch \
-                 port with a deep buffer (32 MB) or a shrunk one (1 MB); RTT 2 ms, 30 s",
-                25_000,
-                2,
-                30,
-                5,
-            );
-            s.flows = vec![
-                FlowGroup::Cubic {
-                    count: 8,
-                    ecn: false,
-                    rtt: None,
-                },
-                probe(1, 200),
-            ];
-            s.downstream = Some(Port {
-                rate: Rate(10_000_000_000),
-                limit_packets: None,
-                limit_bytes: Some(32_000_000),
-            });
-            s.sweep = Some(Sweep {
-                port_bytes: Some(vec![32_000_000, 1_000_000]),
-                ..Sweep::default()
-            });
-            s.peak_queue = true;
-            s.aqm = [
-                "taildrop",
-                "fq_codel",
-                "fq_codel:target=1ms",
-                "htb:rate=9500Mbit,qdisc=fq_codel",
-                "htb:rate=9500Mbit,qdisc=fq_codel,target=1ms",
-                "cake",
-                "cake:bandwidth=9500Mbit",
-                "pie",
-                "dualpi2",
-            ]
-            .map(String::from)
-            .to_vec();
-            s
-        }
-        "l4s-fq" => {
-            let mut s = base(
-                "l4s-fq",
-                "the l4s traffic (scalable, Reno, CUBIC; 40 Mbit/s, RTT 20 ms) through DualPI2, FQ-CoDel with \
-                 ce_threshold and CAKE, with each flow its own 5-tuple and all in one tunnel",
-                40,
-                20,
-                60,
-                10,
-            );
-            s.flows = l4s_flows();
-            s.sweep = Some(Sweep {
-                tunnel: Some(vec![false, true]),
-                ..Sweep::default()
-            });
-            s.aqm = [
-                "dualpi2",
-                "fq_codel:ce_threshold=1ms,ce_threshold_selector=0x01/0x01",
-                "cake",
-            ]
-            .map(String::from)
-            .to_vec();
-            s
-        }
-        _ => return None,
-    };
-    Some(s)
+    let (_, text) = BUILT_IN.iter().find(|(n, _)| *n == name)?;
+    match Scenario::from_toml(text, &format!("sim/netsim/scenarios/{name}.toml")) {
+        Ok(s) => Some(s),
+        Err(e) => unreachable!("a built-in scenario does not parse: {e}"),
+    }
 }
 
 impl Scenario {
@@ -845,6 +571,8 @@ impl FlowGroup {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MS: u64 = 1_000_000;
 
     #[test]
     fn every_named_scenario_is_valid_and_round_trips_through_toml() {
