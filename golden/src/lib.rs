@@ -18,6 +18,7 @@ pub mod params;
 pub mod pie;
 pub mod prng;
 pub mod reference;
+pub mod text;
 pub mod trace;
 pub mod types;
 pub mod units;

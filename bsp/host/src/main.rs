@@ -358,18 +358,6 @@ fn run<T: Transport>(c: &mut Client<T>, expected: Option<Core>, cmd: Cmd) -> Res
     Ok(())
 }
 
-/// `m` with its control characters (but for line breaks) escaped, so that nothing a user wrote reaches
-/// the terminal raw.
-fn escape_controls(m: &str) -> String {
-    m.chars()
-        .map(|ch| match ch {
-            '\n' => "\n".to_string(),
-            ch if ch.is_control() => ch.escape_default().to_string(),
-            ch => ch.to_string(),
-        })
-        .collect()
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = if cli.sim {
@@ -387,7 +375,7 @@ fn main() -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(m) => {
-            eprintln!("aqm-host: {}", escape_controls(&m));
+            eprintln!("aqm-host: {}", aqm_golden::text::escape_controls(&m));
             ExitCode::FAILURE
         }
     }

@@ -250,23 +250,14 @@ fn run(cli: Cli) -> Result<(), Error> {
     Ok(())
 }
 
-/// `m` with its control characters (but for line breaks) escaped, so that nothing a user wrote reaches
-/// the terminal raw.
-fn escape_controls(m: &str) -> String {
-    m.chars()
-        .map(|ch| match ch {
-            '\n' => "\n".to_string(),
-            ch if ch.is_control() => ch.escape_default().to_string(),
-            ch => ch.to_string(),
-        })
-        .collect()
-}
-
 fn main() -> ExitCode {
     match run(Cli::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("aqm-netsim: error: {}", escape_controls(&e.to_string()));
+            eprintln!(
+                "aqm-netsim: error: {}",
+                aqm_golden::text::escape_controls(&e.to_string())
+            );
             ExitCode::FAILURE
         }
     }

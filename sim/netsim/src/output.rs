@@ -162,22 +162,24 @@ fn csv_number(v: Option<f64>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
 
+/// One CSV line: the `lead` fields, then the `values`.
+fn csv_line<const N: usize>(
+    out: &mut String,
+    lead: [String; N],
+    values: impl Iterator<Item = String>,
+) {
+    let fields: Vec<String> = lead.into_iter().chain(values).collect();
+    out.push_str(&fields.join(","));
+    out.push('\n');
+}
+
 /// summary.csv: the medians, every column.
 pub fn summary_csv(rows: &[SummaryRow]) -> String {
     let names = column_names(rows.iter().map(|r| &r.columns));
     let mut out = format!("point,aqm,{}\n", names.join(","));
     for r in rows {
-        let values: Vec<String> = names
-            .iter()
-            .map(|n| csv_number(lookup(&r.columns, n)))
-            .collect();
-        let _ = writeln!(
-            out,
-            "{},{},{}",
-            csv_field(&r.point),
-            csv_field(&r.aqm),
-            values.join(",")
-        );
+        let values = names.iter().map(|n| csv_number(lookup(&r.columns, n)));
+        csv_line(&mut out, [csv_field(&r.point), csv_field(&r.aqm)], values);
     }
     out
 }
@@ -203,27 +205,18 @@ pub fn runs_csv(report: &Report) -> String {
     let mut out = format!("point,aqm,seed,{}\n", names.join(","));
     for (r, c) in report.runs.iter().zip(&cols) {
         let k = &r.metrics.conservation;
-        let values: Vec<String> = names
-            .iter()
-            .map(|n| match n.as_str() {
-                "events" => r.metrics.events.to_string(),
-                "generated" => k.generated.to_string(),
-                "delivered" => k.delivered.to_string(),
-                "dropped" => k.dropped.to_string(),
-                "queued" => k.queued.to_string(),
-                "on_link" => k.on_link.to_string(),
-                "in_transit" => k.in_transit.to_string(),
-                _ => csv_number(lookup(c, n)),
-            })
-            .collect();
-        let _ = writeln!(
-            out,
-            "{},{},{},{}",
-            csv_field(&r.point),
-            csv_field(&r.aqm),
-            r.seed,
-            values.join(",")
-        );
+        let values = names.iter().map(|n| match n.as_str() {
+            "events" => r.metrics.events.to_string(),
+            "generated" => k.generated.to_string(),
+            "delivered" => k.delivered.to_string(),
+            "dropped" => k.dropped.to_string(),
+            "queued" => k.queued.to_string(),
+            "on_link" => k.on_link.to_string(),
+            "in_transit" => k.in_transit.to_string(),
+            _ => csv_number(lookup(c, n)),
+        });
+        let lead = [csv_field(&r.point), csv_field(&r.aqm), r.seed.to_string()];
+        csv_line(&mut out, lead, values);
     }
     out
 }

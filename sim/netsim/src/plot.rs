@@ -243,6 +243,16 @@ fn write_chart(chart: &Chart, base: &Path) -> Result<Vec<String>, Error> {
     Ok(vec![svg_s, png_s])
 }
 
+/// A point's file-name suffix (`_slug`) and title suffix (`, point`); both empty for the one point of a
+/// scenario without a sweep.
+fn point_labels(point: &str) -> (String, String) {
+    if point.is_empty() {
+        (String::new(), String::new())
+    } else {
+        (format!("_{}", slug(point)), format!(", {point}"))
+    }
+}
+
 fn slug(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
@@ -271,16 +281,7 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
     };
     let name = &report.scenario.name;
     for (point, _) in &points {
-        let suffix = if point.is_empty() {
-            String::new()
-        } else {
-            format!("_{}", slug(point))
-        };
-        let title_point = if point.is_empty() {
-            String::new()
-        } else {
-            format!(", {point}")
-        };
+        let (suffix, title_point) = point_labels(point);
         // Delay CDFs, with the samples of all seeds pooled.
         for (what, label, pick) in [
             (
@@ -474,16 +475,7 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
         || sc.tunnel
         || sc.sweep.as_ref().is_some_and(|s| s.tunnel.is_some());
     for (point, _) in points.iter().filter(|_| wants_bars) {
-        let suffix = if point.is_empty() {
-            String::new()
-        } else {
-            format!("_{}", slug(point))
-        };
-        let title_point = if point.is_empty() {
-            String::new()
-        } else {
-            format!(", {point}")
-        };
+        let (suffix, title_point) = point_labels(point);
         let probe = report
             .aqms
             .iter()

@@ -595,11 +595,18 @@ pub fn pie_params(p: &mut Params) -> Result<aqm_golden::pie::PieParams, Registry
     })
 }
 
+/// A golden qdisc as the simulator's AQM, or its parameter error as the registry's.
+fn boxed<Q: Aqm + 'static>(
+    made: Result<Q, aqm_golden::params::ParamError>,
+    p: &Params,
+) -> Result<Box<dyn Aqm>, RegistryError> {
+    made.map(|q| Box::new(q) as Box<dyn Aqm>)
+        .map_err(|e| p.bad_value(e.name, &e.value.to_string(), e.expected))
+}
+
 fn pie(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
     let params = pie_params(p)?;
-    aqm_golden::pie::PieQdisc::new(params, ctx.seed)
-        .map(|q| Box::new(q) as Box<dyn Aqm>)
-        .map_err(|e| p.bad_value(e.name, &e.value.to_string(), e.expected))
+    boxed(aqm_golden::pie::PieQdisc::new(params, ctx.seed), p)
 }
 
 /// The Verilated PIE core, configured through its registers with the parameters of [`pie_params`] and
@@ -712,9 +719,7 @@ pub fn dualpi2_params_over(
 
 fn dualpi2(ctx: &FactoryContext, p: &mut Params) -> Result<Box<dyn Aqm>, RegistryError> {
     let params = dualpi2_params(p)?;
-    aqm_golden::dualpi2::DualPi2Qdisc::new(params, ctx.seed)
-        .map(|q| Box::new(q) as Box<dyn Aqm>)
-        .map_err(|e| p.bad_value(e.name, &e.value.to_string(), e.expected))
+    boxed(aqm_golden::dualpi2::DualPi2Qdisc::new(params, ctx.seed), p)
 }
 
 /// The Verilated DualPI2 core, configured through its registers with the parameters of

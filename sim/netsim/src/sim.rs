@@ -696,29 +696,9 @@ impl<'a> Simulation<'a> {
         if let Some(reason) = d.mark {
             self.count_mark(reason);
         }
-        let delay = self.now - m.sent_ns;
-        if self.spec.downstream.is_some() {
-            // Delays are measured where the bottleneck starts sending: at the port.
-        } else if self.measuring() {
-            let class = self.flows[m.flow as usize].class;
-            let s = &mut self.stats;
-            match class {
-                Class::Long { scalable, .. } => {
-                    s.long_delay.record(delay);
-                    s.class_delay[usize::from(scalable)].record(delay);
-                }
-                Class::Probe => s.probe_delay.record(delay),
-                Class::Short | Class::Cbr => {}
-            }
-            s.queue_delay[usize::from(d.queue == QueueId::L)].record(delay);
-        }
-        if let (Some(bin_ns), None) = (self.spec.timeseries_bin_ns, self.spec.downstream) {
-            let bin = (self.now / bin_ns) as usize;
-            if bin >= self.stats.bins.len() {
-                self.stats.bins.resize(bin + 1, (0, 0));
-            }
-            self.stats.bins[bin].0 += delay;
-            self.stats.bins[bin].1 += 1;
+        // With a downstream port, delays are measured where the bottleneck starts sending: at the port.
+        if self.spec.downstream.is_none() {
+            self.record_delay(m.flow, m.sent_ns, d.queue);
         }
         self.link = Some(OnLink {
             id,

@@ -123,6 +123,19 @@ impl Recorder {
     }
 }
 
+impl Recorder {
+    /// Records an enqueue and passes its verdict on.
+    fn enqueued(&mut self, at_ns: u64, pkt: Packet, admission: Admission) -> Admission {
+        self.push(AqmEvent::Enqueue {
+            at_ns,
+            pkt,
+            admission,
+            pushed_out: Vec::new(),
+        });
+        admission
+    }
+}
+
 impl Aqm for Recorder {
     fn name(&self) -> String {
         self.inner.name()
@@ -130,24 +143,12 @@ impl Aqm for Recorder {
 
     fn enqueue(&mut self, now_ns: u64, pkt: Packet) -> Admission {
         let admission = self.inner.enqueue(now_ns, pkt);
-        self.push(AqmEvent::Enqueue {
-            at_ns: now_ns,
-            pkt,
-            admission,
-            pushed_out: Vec::new(),
-        });
-        admission
+        self.enqueued(now_ns, pkt, admission)
     }
 
     fn enqueue_with_header(&mut self, now_ns: u64, pkt: Packet, header: &Header) -> Admission {
         let admission = self.inner.enqueue_with_header(now_ns, pkt, header);
-        self.push(AqmEvent::Enqueue {
-            at_ns: now_ns,
-            pkt,
-            admission,
-            pushed_out: Vec::new(),
-        });
-        admission
+        self.enqueued(now_ns, pkt, admission)
     }
 
     fn next_dequeue_ns(&self) -> Option<u64> {

@@ -144,7 +144,10 @@ pub fn exec(dir: &Path, selection: &Selection, registry: &Registry) -> Result<Ex
         match outcome {
             Ok(()) => summary.ran += 1,
             Err(e) => {
-                eprintln!("aqm-netsim exec: run {id} failed: {e}");
+                eprintln!(
+                    "aqm-netsim exec: run {id} failed: {}",
+                    aqm_golden::text::escape_controls(&e.to_string())
+                );
                 summary.failed.push((id, e.to_string()));
             }
         }

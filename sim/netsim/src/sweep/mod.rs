@@ -258,7 +258,10 @@ impl GridArgs {
             let mut specs = parse_aqm_list(&s.aqm)?;
             specs.retain(|a| match registry.check_available(&a.name) {
                 Err(e @ RegistryError::NotAvailable { .. }) => {
-                    eprintln!("aqm-netsim: note: leaving out {e}");
+                    eprintln!(
+                        "aqm-netsim: note: leaving out {}",
+                        aqm_golden::text::escape_controls(&e.to_string())
+                    );
                     false
                 }
                 _ => true,
