@@ -179,6 +179,25 @@ impl<T: Transport> Client<T> {
         }
     }
 
+    /// A board's `held + 1`-th event of `kind` is implausible when `bound` events of that kind is all
+    /// the descriptors injected since START can explain.
+    fn check_room(
+        &self,
+        what: &str,
+        kind: &str,
+        held: usize,
+        bound: usize,
+    ) -> Result<(), ClientError> {
+        if held >= bound {
+            return Err(ClientError::Implausible(format!(
+                "{what}: {kind} {} but only {} descriptors were injected since START",
+                held + 1,
+                self.injected
+            )));
+        }
+        Ok(())
+    }
+
     /// Checks a board time (ns since START) of `what` against the board time that has passed since
     /// START, with 1 s and 1 % to spare for a board's clock against the host's.
     fn check_time(&self, what: &str, t: u64) -> Result<(), ClientError> {
@@ -216,13 +235,7 @@ impl<T: Transport> Client<T> {
                          so the descriptor would have been accepted before START"
                     ))
                 })?;
-                if self.verdicts.len() >= bound {
-                    return Err(ClientError::Implausible(format!(
-                        "{what}: verdict {} but only {} descriptors were injected since START",
-                        self.verdicts.len() + 1,
-                        self.injected
-                    )));
-                }
+                self.check_room(&what, "verdict", self.verdicts.len(), bound)?;
                 self.verdicts.push(VerdictEvent {
                     tag,
                     code,
@@ -241,13 +254,7 @@ impl<T: Transport> Client<T> {
             } => {
                 let what = format!("DEPART of tag {tag}");
                 self.check_time(&what, sojourn_ns)?;
-                if self.departures.len() >= bound {
-                    return Err(ClientError::Implausible(format!(
-                        "{what}: departure {} but only {} descriptors were injected since START",
-                        self.departures.len() + 1,
-                        self.injected
-                    )));
-                }
+                self.check_room(&what, "departure", self.departures.len(), bound)?;
                 self.departures.push(DepartEvent {
                     tag,
                     len,

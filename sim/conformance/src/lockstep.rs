@@ -12,82 +12,10 @@ use std::path::{Path, PathBuf};
 const HISTORY: usize = 2_000;
 
 /// The input ports with their widths, for the waveform.
-pub const INPUT_PORTS: [(&str, u32); 11] = [
-    ("rst", 1),
-    ("now", 64),
-    ("in_valid", 1),
-    ("in_len", 16),
-    ("in_ecn", 2),
-    ("in_tag", 16),
-    ("out_ready", 1),
-    ("reg_addr", 8),
-    ("reg_wdata", 32),
-    ("reg_we", 1),
-    ("reg_re", 1),
-];
+pub const INPUT_PORTS: [(&str, u32); 11] = CoreInputs::PORTS;
 
 /// The output ports with their widths.
-pub const OUTPUT_PORTS: [(&str, u32); 19] = [
-    ("in_ready", 1),
-    ("verdict_valid", 1),
-    ("verdict_tag", 16),
-    ("verdict_code", 2),
-    ("verdict_queue", 1),
-    ("out_valid", 1),
-    ("out_len", 16),
-    ("out_ecn", 2),
-    ("out_tag", 16),
-    ("out_sojourn", 40),
-    ("out_queue", 1),
-    ("out_drop", 1),
-    ("reg_rdata", 32),
-    ("reg_rvalid", 1),
-    ("reg_err", 1),
-    ("idle", 1),
-    ("next_update", 40),
-    ("link_free", 40),
-    ("link_busy", 1),
-];
-
-pub fn input_values(i: &CoreInputs) -> Vec<u64> {
-    vec![
-        i.rst as u64,
-        i.now,
-        i.in_valid as u64,
-        i.in_len as u64,
-        i.in_ecn as u64,
-        i.in_tag as u64,
-        i.out_ready as u64,
-        i.reg_addr as u64,
-        i.reg_wdata as u64,
-        i.reg_we as u64,
-        i.reg_re as u64,
-    ]
-}
-
-pub fn output_values(o: &CoreOutputs) -> Vec<u64> {
-    vec![
-        o.in_ready as u64,
-        o.verdict_valid as u64,
-        o.verdict_tag as u64,
-        o.verdict_code as u64,
-        o.verdict_queue as u64,
-        o.out_valid as u64,
-        o.out_len as u64,
-        o.out_ecn as u64,
-        o.out_tag as u64,
-        o.out_sojourn,
-        o.out_queue as u64,
-        o.out_drop as u64,
-        o.reg_rdata as u64,
-        o.reg_rvalid as u64,
-        o.reg_err as u64,
-        o.idle as u64,
-        o.next_update,
-        o.link_free,
-        o.link_busy as u64,
-    ]
-}
+pub const OUTPUT_PORTS: [(&str, u32); 19] = CoreOutputs::PORTS;
 
 /// The first disagreement between models, or a broken invariant.
 #[derive(Debug)]
@@ -244,8 +172,8 @@ pub fn run(
         };
         last = i;
         let outs: Vec<CoreOutputs> = models.iter_mut().map(|m| m.step(&i)).collect();
-        let mut sample = vec![input_values(&i)];
-        sample.extend(outs.iter().map(output_values));
+        let mut sample = vec![i.values().to_vec()];
+        sample.extend(outs.iter().map(|o| o.values().to_vec()));
         history.push_back((cycle, sample));
         if history.len() > HISTORY {
             history.pop_front();

@@ -257,40 +257,8 @@ impl VerilatedCore {
     }
 
     fn with(m: Model) -> VerilatedCore {
-        let inputs = m.ports([
-            "rst",
-            "now",
-            "in_valid",
-            "in_len",
-            "in_ecn",
-            "in_tag",
-            "out_ready",
-            "reg_addr",
-            "reg_wdata",
-            "reg_we",
-            "reg_re",
-        ]);
-        let outputs = m.ports([
-            "in_ready",
-            "verdict_valid",
-            "verdict_tag",
-            "verdict_code",
-            "verdict_queue",
-            "out_valid",
-            "out_len",
-            "out_ecn",
-            "out_tag",
-            "out_sojourn",
-            "out_queue",
-            "out_drop",
-            "reg_rdata",
-            "reg_rvalid",
-            "reg_err",
-            "idle",
-            "next_update",
-            "link_free",
-            "link_busy",
-        ]);
+        let inputs = m.ports(CoreInputs::PORTS.map(|(name, _)| name));
+        let outputs = m.ports(CoreOutputs::PORTS.map(|(name, _)| name));
         VerilatedCore {
             m,
             inputs,
@@ -306,45 +274,12 @@ impl VerilatedCore {
 
     /// Settles the design with these inputs and reads its outputs.
     fn settle(&mut self, i: &CoreInputs) -> CoreOutputs {
-        let v = [
-            i.rst as u64,
-            i.now,
-            i.in_valid as u64,
-            i.in_len as u64,
-            i.in_ecn as u64 & 3,
-            i.in_tag as u64,
-            i.out_ready as u64,
-            i.reg_addr as u64,
-            i.reg_wdata as u64,
-            i.reg_we as u64,
-            i.reg_re as u64,
-        ];
+        let v = i.values();
         for (p, v) in self.inputs.iter().zip(v) {
             self.m.set(*p, v);
         }
         self.m.settle();
-        let g = |k: usize| self.m.get(self.outputs[k]);
-        CoreOutputs {
-            in_ready: g(0) != 0,
-            verdict_valid: g(1) != 0,
-            verdict_tag: g(2) as u16,
-            verdict_code: g(3) as u8,
-            verdict_queue: g(4) != 0,
-            out_valid: g(5) != 0,
-            out_len: g(6) as u16,
-            out_ecn: g(7) as u8,
-            out_tag: g(8) as u16,
-            out_sojourn: g(9),
-            out_queue: g(10) != 0,
-            out_drop: g(11) != 0,
-            reg_rdata: g(12) as u32,
-            reg_rvalid: g(13) != 0,
-            reg_err: g(14) != 0,
-            idle: g(15) != 0,
-            next_update: g(16),
-            link_free: g(17),
-            link_busy: g(18) != 0,
-        }
+        CoreOutputs::from_values(self.outputs.map(|p| self.m.get(p)))
     }
 }
 
