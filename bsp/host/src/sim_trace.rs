@@ -316,17 +316,7 @@ pub fn stream_paced<T: Transport>(
     speed: f64,
     drain: Duration,
 ) -> Result<StreamRecord, ClientError> {
-    let info = client.hello()?;
-    client.start()?;
-    let t0 = client.transport.elapsed();
-    let mut rec = StreamRecord {
-        info: Some(info),
-        ..StreamRecord::default()
-    };
-    for &(a, v) in params {
-        let t = client.write(a, v)?;
-        rec.writes.push((t, a, v));
-    }
+    let (mut rec, t0) = StreamRecord::begin(client, params)?;
     let due = |a: &Arrival| Duration::from_nanos((a.at_ns as f64 / speed) as u64);
     let mut k = 0;
     while k < arrivals.len() {

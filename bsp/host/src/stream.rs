@@ -103,6 +103,29 @@ impl Default for Pacing {
     }
 }
 
+impl StreamRecord {
+    /// Starts a stream on the board: HELLO, START, then the register writes `params` (address,
+    /// value), each recorded with the board time it took effect. Also gives the transport's clock
+    /// right after START.
+    pub fn begin<T: Transport>(
+        client: &mut Client<T>,
+        params: &[(u8, u32)],
+    ) -> Result<(StreamRecord, Duration), ClientError> {
+        let info = client.hello()?;
+        client.start()?;
+        let started = client.transport.elapsed();
+        let mut rec = StreamRecord {
+            info: Some(info),
+            ..StreamRecord::default()
+        };
+        for &(a, v) in params {
+            let t = client.write(a, v)?;
+            rec.writes.push((t, a, v));
+        }
+        Ok((rec, started))
+    }
+}
+
 /// Resets the core, writes `params`, injects `descs` (tags 0, 1, 2, ... mod 2^16) and collects every
 /// verdict and departure.
 pub fn stream<T: Transport>(
@@ -113,16 +136,7 @@ pub fn stream<T: Transport>(
 ) -> Result<StreamRecord, ClientError> {
     pacing.check().map_err(ClientError::Input)?;
     let batch = pacing.batch;
-    let info = client.hello()?;
-    client.start()?;
-    let mut rec = StreamRecord {
-        info: Some(info),
-        ..StreamRecord::default()
-    };
-    for &(a, v) in params {
-        let t = client.write(a, v)?;
-        rec.writes.push((t, a, v));
-    }
+    let (mut rec, _) = StreamRecord::begin(client, params)?;
     for (k, chunk) in descs.chunks(batch).enumerate() {
         let ds: Vec<Descriptor> = chunk
             .iter()

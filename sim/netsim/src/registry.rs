@@ -560,23 +560,9 @@ fn red(
 pub fn pie_params(p: &mut Params) -> Result<aqm_golden::pie::PieParams, RegistryError> {
     use aqm_golden::pie::params::range;
     let d = aqm_golden::pie::PieParams::default();
-    let us =
-        |p: &mut Params, key: &str, (lo, hi): (u32, u32), def: u32| -> Result<u32, RegistryError> {
-            match p.duration_ns(key)? {
-                None => Ok(def),
-                Some(ns) if ns % 1000 == 0 && (lo as u64..=hi as u64).contains(&(ns / 1000)) => {
-                    Ok((ns / 1000) as u32)
-                }
-                Some(ns) => Err(p.bad_value(
-                    key,
-                    p.given(key).unwrap_or(&format!("{ns}ns")),
-                    format!("expected whole microseconds from {lo}us to {hi}us"),
-                )),
-            }
-        };
-    let target_us = us(p, "target", range::TARGET_US, d.target_us)?;
-    let tupdate_us = us(p, "tupdate", range::TUPDATE_US, d.tupdate_us)?;
-    let max_burst_us = us(p, "burst", range::MAX_BURST_US, d.max_burst_us)?;
+    let target_us = whole_us(p, "target", range::TARGET_US, d.target_us)?;
+    let tupdate_us = whole_us(p, "tupdate", range::TUPDATE_US, d.tupdate_us)?;
+    let max_burst_us = whole_us(p, "burst", range::MAX_BURST_US, d.max_burst_us)?;
     let int =
         |p: &mut Params, key: &str, (lo, hi): (u32, u32), def: u32| -> Result<u32, RegistryError> {
             Ok(p.integer(key, lo as u64, hi as u64)?
