@@ -198,7 +198,11 @@ impl Regs {
         }
         next.rvalid = i.reg_re;
         if i.reg_re {
-            let lo = |v: u64| v as u32;
+            // A _LO read latches the high half into the shadow register, which the _HI read returns.
+            let mut lo = |v: u64| {
+                next.shadow = (v >> 32) as u32;
+                v as u32
+            };
             let mut mapped = true;
             next.rdata = match i.reg_addr {
                 addr::ID => PIE_ID,
@@ -215,22 +219,10 @@ impl Regs {
                 addr::MTU => self.p.mtu,
                 addr::MAX_BURST_US => self.p.burst_us,
                 addr::LINK_BYTE_TIME => self.p.link_bt,
-                addr::SEED_LO => {
-                    next.shadow = (r.prng_state >> 32) as u32;
-                    lo(r.prng_state)
-                }
-                addr::PROB_LO => {
-                    next.shadow = (r.prob >> 32) as u32;
-                    lo(r.prob)
-                }
-                addr::SENT_BYTES_LO => {
-                    next.shadow = (r.sent_bytes >> 32) as u32;
-                    lo(r.sent_bytes)
-                }
-                addr::ACCU_LO => {
-                    next.shadow = (r.acc >> 32) as u32;
-                    lo(r.acc)
-                }
+                addr::SEED_LO => lo(r.prng_state),
+                addr::PROB_LO => lo(r.prob),
+                addr::SENT_BYTES_LO => lo(r.sent_bytes),
+                addr::ACCU_LO => lo(r.acc),
                 addr::SEED_HI | addr::PROB_HI | addr::SENT_BYTES_HI | addr::ACCU_HI => self.shadow,
                 addr::PKTS_IN => r.pkts_in,
                 addr::SENT_PKTS => r.sent_pkts,
