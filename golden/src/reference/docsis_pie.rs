@@ -261,6 +261,20 @@ mod tests {
         DocsisPie::new(DocsisPieParams::at_rate(rate), 1).unwrap()
     }
 
+    /// 8 Mbit/s, 30 packets of `len` bytes queued (40 ms of delay), the burst allowance spent and the
+    /// drop probability held at `prob` (no update is due).
+    fn held_at(prob: f64, len: u32) -> DocsisPie {
+        let mut a = q(8_000_000);
+        for i in 0..30 {
+            a.enqueue(0, pkt(i, 0, len));
+        }
+        a.vars.burst_allowance_ns = 0;
+        a.vars.drop_prob = prob;
+        a.vars.qdelay_old_ns = 40 * MS;
+        a.vars.next_update_ns = u64::MAX;
+        a
+    }
+
     #[test]
     fn the_delay_estimate_comes_from_the_configured_rate_not_the_departures() {
         let mut a = q(10_000_000);
@@ -330,14 +344,7 @@ mod tests {
 
     #[test]
     fn derandomisation_holds_drops_until_the_accumulated_probability_reaches_0_85() {
-        let mut a = q(8_000_000);
-        for i in 0..30 {
-            a.enqueue(0, pkt(i, 0, 1024));
-        }
-        a.vars.burst_allowance_ns = 0;
-        a.vars.drop_prob = 0.25;
-        a.vars.qdelay_old_ns = 40 * MS;
-        a.vars.next_update_ns = u64::MAX;
+        let mut a = held_at(0.25, 1024);
         // 0.25, 0.5, 0.75 accumulated: never a drop; the fourth packet may be dropped.
         for i in 0..3 {
             assert_eq!(a.enqueue(0, pkt(100 + i, 0, 1024)), Admission::Enqueued);
@@ -361,14 +368,7 @@ mod tests {
     #[test]
     fn small_packets_are_dropped_less_than_large_ones() {
         let rate = |len: u32| {
-            let mut a = q(8_000_000);
-            for i in 0..30 {
-                a.enqueue(0, pkt(i, 0, 1500));
-            }
-            a.vars.burst_allowance_ns = 0;
-            a.vars.drop_prob = 0.1;
-            a.vars.qdelay_old_ns = 40 * MS;
-            a.vars.next_update_ns = u64::MAX;
+            let mut a = held_at(0.1, 1500);
             let mut d = Vec::new();
             let n = (0..20_000)
                 .filter(|&i| {
