@@ -282,11 +282,18 @@ impl<T: Transport> Client<T> {
                     departures: self.departures.len(),
                 });
             }
-            let Some(b) = self.transport.recv(self.timeout)? else {
-                return Err(ClientError::Timeout { waiting_for });
-            };
-            let Some(d) = self.decoder.push(b) else {
-                continue;
+            // Frames a rescan completed together come first: they arrived before any byte still due.
+            let d = match self.decoder.pop() {
+                Some(d) => d,
+                None => {
+                    let Some(b) = self.transport.recv(self.timeout)? else {
+                        return Err(ClientError::Timeout { waiting_for });
+                    };
+                    let Some(d) = self.decoder.push(b) else {
+                        continue;
+                    };
+                    d
+                }
             };
             let frame = match d {
                 Decoded::Frame(f) => f,

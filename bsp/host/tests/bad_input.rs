@@ -161,6 +161,28 @@ fn implausible(r: Result<impl std::fmt::Debug, ClientError>) -> String {
 }
 
 #[test]
+fn frames_found_by_a_rescan_are_answers_without_waiting_for_more_bytes() {
+    // A false start (SYNC, a length, a command) whose bad CRC makes the decoder rescan: the rescan
+    // finds the whole HELLO_OK inside it. The first HELLO reports the garbled frame; the second gets
+    // the HELLO_OK already received, from a board that sends nothing more.
+    let hello = hello_frame(PIE_HELLO);
+    let mut garbage = vec![aqm_protocol::SYNC, hello.len() as u8, 0x55];
+    garbage.extend(&hello);
+    garbage.push(0x00);
+    assert_ne!(aqm_protocol::crc8(&garbage[1..garbage.len() - 1]), 0x00);
+    let mut b = FakeBoard::new(PIE_HELLO);
+    b.mute = true;
+    b.inbox.extend(garbage);
+    let mut c = Client::new(b);
+    match c.hello() {
+        Err(ClientError::Garbled(m)) => assert!(m.contains("bad CRC"), "{m}"),
+        other => panic!("expected the garbled frame reported, got {other:?}"),
+    }
+    let info = c.hello().expect("the HELLO_OK found by the rescan");
+    assert_eq!(info.core_id, PIE_ID);
+}
+
+#[test]
 fn a_verdict_time_below_the_verdict_latency_is_an_error_not_an_overflow() {
     let mut b = FakeBoard::new(PIE_HELLO);
     // 5 cycles of 25 ns: a verdict at 100 ns would have been accepted 25 ns before START.
