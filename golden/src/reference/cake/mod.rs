@@ -48,19 +48,23 @@ struct Flow {
     backlog: u64,
     deficit: i64,
     cvars: CobaltVars,
-    srchost: usize,
-    dsthost: usize,
+    /// Its source and destination host ([`SRC`], [`DST`]).
+    host: [usize; 2],
     set: FlowSet,
     dropped: u64,
 }
 
+/// A host's tag and bulk-flow count, as a source ([`SRC`]) and as a destination ([`DST`]).
 #[derive(Clone, Copy, Debug, Default)]
 struct Host {
-    src_tag: u32,
-    dst_tag: u32,
-    src_bulk: u32,
-    dst_bulk: u32,
+    tag: [u32; 2],
+    bulk: [u32; 2],
 }
+
+/// The source end of a flow, an index into [`Flow::host`] and [`Host`]'s arrays.
+const SRC: usize = 0;
+/// The destination end.
+const DST: usize = 1;
 
 /// One tin's statistics, as `tc -s qdisc show` prints them for CAKE.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -195,8 +199,7 @@ impl Cake {
                     backlog: 0,
                     deficit: 0,
                     cvars: CobaltVars::default(),
-                    srchost: 0,
-                    dsthost: 0,
+                    host: [0, 0],
                     set: FlowSet::None,
                     dropped: 0,
                 };
@@ -340,40 +343,25 @@ impl Cake {
                 // Every way is busy: share the direct queue with whatever flow holds it.
                 b.stats.way_cols += 1;
                 if b.flows[reduced].set == FlowSet::Bulk {
-                    let (s, d) = (b.flows[reduced].srchost, b.flows[reduced].dsthost);
-                    b.hosts[s].src_bulk = b.hosts[s].src_bulk.saturating_sub(1);
-                    b.hosts[d].dst_bulk = b.hosts[d].dst_bulk.saturating_sub(1);
+                    let hosts = b.flows[reduced].host;
+                    for end in [SRC, DST] {
+                        let bulk = &mut b.hosts[hosts[end]].bulk[end];
+                        *bulk = bulk.saturating_sub(1);
+                    }
                 }
                 allocate = true;
                 reduced
             }
         };
         b.tags[idx] = flow_hash;
-        if allocate && fair_src {
-            let h = alloc_host(
-                &mut b.hosts,
-                src_hash,
-                |h| h.src_tag,
-                |h| h.src_bulk,
-                |h, t| h.src_tag = t,
-            );
-            if b.flows[idx].set == FlowSet::Bulk {
-                b.hosts[h].src_bulk += 1;
+        for (end, fair, hash) in [(SRC, fair_src, src_hash), (DST, fair_dst, dst_hash)] {
+            if allocate && fair {
+                let h = alloc_host(&mut b.hosts, hash, end);
+                if b.flows[idx].set == FlowSet::Bulk {
+                    b.hosts[h].bulk[end] += 1;
+                }
+                b.flows[idx].host[end] = h;
             }
-            b.flows[idx].srchost = h;
-        }
-        if allocate && fair_dst {
-            let h = alloc_host(
-                &mut b.hosts,
-                dst_hash,
-                |h| h.dst_tag,
-                |h| h.dst_bulk,
-                |h, t| h.dst_tag = t,
-            );
-            if b.flows[idx].set == FlowSet::Bulk {
-                b.hosts[h].dst_bulk += 1;
-            }
-            b.flows[idx].dsthost = h;
         }
         idx
     }
@@ -386,11 +374,10 @@ impl Cake {
         let b = &self.tins[tin];
         let f = &b.flows[idx];
         let mut load = 1u32;
-        if mode.fair_src() {
-            load = load.max(b.hosts[f.srchost].src_bulk);
-        }
-        if mode.fair_dst() {
-            load = load.max(b.hosts[f.dsthost].dst_bulk);
+        for (end, fair) in [(SRC, mode.fair_src()), (DST, mode.fair_dst())] {
+            if fair {
+                load = load.max(b.hosts[f.host[end]].bulk[end]);
+            }
         }
         let div = 65535 / u64::from(load.min(QUEUES as u32));
         ((u64::from(b.flow_quantum) * div + u64::from(r)) >> 16) as i64
@@ -399,15 +386,12 @@ impl Cake {
     fn host_bulk(&mut self, tin: usize, idx: usize, up: bool) {
         let mode = self.params.flow_mode;
         let b = &mut self.tins[tin];
-        let (s, d) = (b.flows[idx].srchost, b.flows[idx].dsthost);
-        let step = |c: &mut u32| {
-            *c = if up { *c + 1 } else { c.saturating_sub(1) };
-        };
-        if mode.fair_src() {
-            step(&mut b.hosts[s].src_bulk);
-        }
-        if mode.fair_dst() {
-            step(&mut b.hosts[d].dst_bulk);
+        let hosts = b.flows[idx].host;
+        for (end, fair) in [(SRC, mode.fair_src()), (DST, mode.fair_dst())] {
+            if fair {
+                let c = &mut b.hosts[hosts[end]].bulk[end];
+                *c = if up { *c + 1 } else { c.saturating_sub(1) };
+            }
         }
     }
 
@@ -740,30 +724,24 @@ fn ewma(avg: u64, sample: u64, shift: u32) -> u64 {
 
 /// Finds (or takes over) the host entry for `hash` in its 8-way set: the way already tagged with it, else
 /// the first way with no bulk flows, else the last way looked at.
-fn alloc_host(
-    hosts: &mut [Host],
-    hash: u32,
-    tag: impl Fn(&Host) -> u32,
-    bulk: impl Fn(&Host) -> u32,
-    set_tag: impl Fn(&mut Host, u32),
-) -> usize {
+fn alloc_host(hosts: &mut [Host], hash: u32, end: usize) -> usize {
     let idx = hash as usize % QUEUES;
     let inner = idx % SET_WAYS;
     let outer = idx - inner;
     for i in 0..SET_WAYS {
         let k = outer + (inner + i) % SET_WAYS;
-        if tag(&hosts[k]) == hash {
+        if hosts[k].tag[end] == hash {
             return k;
         }
     }
     let mut k = outer + inner;
     for i in 0..SET_WAYS {
         k = outer + (inner + i) % SET_WAYS;
-        if bulk(&hosts[k]) == 0 {
+        if hosts[k].bulk[end] == 0 {
             break;
         }
     }
-    set_tag(&mut hosts[k], hash);
+    hosts[k].tag[end] = hash;
     k
 }
 
