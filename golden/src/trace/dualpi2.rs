@@ -136,6 +136,7 @@ impl Replayer for DualPi2Replay {
 #[cfg(test)]
 mod tests {
     use super::super::replay;
+    use super::super::tests::assert_rejected;
 
     #[test]
     fn worked_example_replays_bit_exactly() {
@@ -227,20 +228,18 @@ mod tests {
 
     #[test]
     fn bad_lines_name_the_line_and_the_expected_values() {
-        let e = replay("mode dualpi2\nset k 0\n").unwrap_err();
-        assert_eq!(e.line, 2);
-        assert!(e.message.contains("k = 0"), "{e}");
-        let e = replay("mode dualpi2\nset prob 0x100000000\n").unwrap_err();
-        assert!(e.message.contains("100 %"), "{e}");
-        let e = replay("mode dualpi2\nset drop_overload 2\n").unwrap_err();
-        assert!(e.message.contains("0 or 1"), "{e}");
-        let e = replay("mode dualpi2\nset burst_us 5\n").unwrap_err();
-        assert!(e.message.contains("unknown dualpi2 parameter"), "{e}");
-        let e = replay("mode dualpi2\n\nelapse 10\n").unwrap_err();
-        assert_eq!(e.line, 3);
-        assert!(e.message.contains("elapse"), "{e}");
-        let e = replay("mode dualpi2\nset ecn_mask 0\n").unwrap_err();
-        assert!(e.message.contains("ecn_mask"), "{e}");
+        assert_rejected(&[
+            ("mode dualpi2\nset k 0\n", 2, "k = 0"),
+            ("mode dualpi2\nset prob 0x100000000\n", 2, "100 %"),
+            ("mode dualpi2\nset drop_overload 2\n", 2, "0 or 1"),
+            (
+                "mode dualpi2\nset burst_us 5\n",
+                2,
+                "unknown dualpi2 parameter",
+            ),
+            ("mode dualpi2\n\nelapse 10\n", 3, "elapse"),
+            ("mode dualpi2\nset ecn_mask 0\n", 2, "ecn_mask"),
+        ]);
     }
 
     #[test]

@@ -257,8 +257,17 @@ pub fn replay(text: &str) -> Result<Vec<String>, TraceError> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Each trace (text, the line its error names, a part of the message) is rejected as said.
+    pub(crate) fn assert_rejected(cases: &[(&str, usize, &str)]) {
+        for &(text, line, part) in cases {
+            let e = replay(text).expect_err(text);
+            assert_eq!(e.line, line, "{text:?}: {e}");
+            assert!(e.message.contains(part), "{text:?}: {e}");
+        }
+    }
 
     #[test]
     fn comments_and_blank_lines_are_skipped() {
@@ -275,23 +284,18 @@ mod tests {
 
     #[test]
     fn errors_name_the_line_and_what_was_expected() {
-        let e = replay("mode pie\nupdate 5000\n").unwrap_err();
-        assert_eq!(e.line, 2);
-        assert!(
-            e.message.contains("update <qdelay_us> <backlog_bytes>"),
-            "{e}"
-        );
-        let e = replay("update 1 2\n").unwrap_err();
-        assert_eq!(e.line, 1);
-        assert!(e.message.contains("mode"), "{e}");
-        let e = replay("mode pie\nenqueue 1500 7 0x0\n").unwrap_err();
-        assert!(e.message.contains("ecn"), "{e}");
-        let e = replay("mode pie\nenqueue 1500 1 0xZZ\n").unwrap_err();
-        assert!(e.message.contains("hex"), "{e}");
-        let e = replay("mode pie\nfly away\n").unwrap_err();
-        assert!(e.message.contains("unknown command"), "{e}");
-        let e = replay("mode pie\nset target_us twelve\n").unwrap_err();
-        assert!(e.message.contains("target_us"), "{e}");
+        assert_rejected(&[
+            (
+                "mode pie\nupdate 5000\n",
+                2,
+                "update <qdelay_us> <backlog_bytes>",
+            ),
+            ("update 1 2\n", 1, "mode"),
+            ("mode pie\nenqueue 1500 7 0x0\n", 2, "ecn"),
+            ("mode pie\nenqueue 1500 1 0xZZ\n", 2, "hex"),
+            ("mode pie\nfly away\n", 2, "unknown command"),
+            ("mode pie\nset target_us twelve\n", 2, "target_us"),
+        ]);
     }
 
     #[test]
