@@ -17,7 +17,7 @@
 //! `set` changes parameters for what follows and applies no cap by itself: with drop_overload off, the
 //! next update caps p' at MAX / k. `elapse` is PIE's and is rejected.
 
-use super::{set_controller, u32_value, Replayer};
+use super::{set_controller, u32_value, EnqueueLine, Replayer};
 use crate::dualpi2::classify::classify;
 use crate::dualpi2::consts::{MAX_PROB, NS_PER_US};
 use crate::dualpi2::controller::update;
@@ -99,15 +99,9 @@ impl Replayer for DualPi2Replay {
         ))
     }
 
-    fn enqueue(
-        &mut self,
-        len: u64,
-        ecn: u8,
-        rnd: u64,
-        backlog: Option<u64>,
-    ) -> Result<String, String> {
-        u32::try_from(len).map_err(|_| format!("len = {len}: too large"))?;
-        let ecn = Ecn::from_bits(ecn);
+    fn enqueue(&mut self, e: EnqueueLine) -> Result<String, String> {
+        u32::try_from(e.len).map_err(|_| format!("len = {}: too large", e.len))?;
+        let ecn = Ecn::from_bits(e.ecn);
         let queue = classify(ecn, self.params.ecn_mask);
         let head = Head {
             queue,
@@ -115,8 +109,8 @@ impl Replayer for DualPi2Replay {
             sojourn_ns: self.qdelay_ns,
             apply_step: true,
         };
-        let bytes = backlog.unwrap_or(self.backlog);
-        let d = decide(&self.vars, &self.params, bytes, &head, rnd);
+        let bytes = e.backlog.unwrap_or(self.backlog);
+        let d = decide(&self.vars, &self.params, bytes, &head, e.rnd);
         let class = match queue {
             QueueId::L => "L",
             QueueId::Classic => "C",

@@ -21,23 +21,20 @@ pub enum Mode {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
     Mode(Mode),
-    Set {
-        key: String,
-        value: u64,
-    },
-    Update {
-        qdelay_us: u64,
-        backlog: u64,
-    },
-    Enqueue {
-        len: u64,
-        ecn: u8,
-        rnd: u64,
-        backlog: Option<u64>,
-    },
-    Elapse {
-        us: u64,
-    },
+    Set { key: String, value: u64 },
+    Update { qdelay_us: u64, backlog: u64 },
+    Enqueue(EnqueueLine),
+    Elapse { us: u64 },
+}
+
+/// An `enqueue` line: the packet's length and ECN field, the PRNG word its verdict draws, and the
+/// backlog in bytes it sees (the replayer's own when not given).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnqueueLine {
+    pub len: u64,
+    pub ecn: u8,
+    pub rnd: u64,
+    pub backlog: Option<u64>,
 }
 
 /// A trace error: where, and what was expected.
@@ -149,7 +146,7 @@ pub fn parse_line(line: usize, text: &str) -> Result<Option<Command>, TraceError
                     ),
                 );
             }
-            Command::Enqueue {
+            Command::Enqueue(EnqueueLine {
                 len: number(line, "len", args[0])?,
                 ecn: ecn as u8,
                 rnd: hex_word(line, args[2])?,
@@ -157,7 +154,7 @@ pub fn parse_line(line: usize, text: &str) -> Result<Option<Command>, TraceError
                     .get(3)
                     .map(|b| number(line, "backlog_bytes", b))
                     .transpose()?,
-            }
+            })
         }
         "elapse" => {
             arity(1..=1, "elapse <us>")?;
@@ -197,13 +194,7 @@ fn set_controller(key: &str, value: u64, fields: [&mut u32; 4]) -> Result<bool, 
 trait Replayer {
     fn set(&mut self, key: &str, value: u64) -> Result<(), String>;
     fn update(&mut self, qdelay_us: u64, backlog: u64) -> Result<String, String>;
-    fn enqueue(
-        &mut self,
-        len: u64,
-        ecn: u8,
-        rnd: u64,
-        backlog: Option<u64>,
-    ) -> Result<String, String>;
+    fn enqueue(&mut self, e: EnqueueLine) -> Result<String, String>;
     fn elapse(&mut self, us: u64) -> Result<(), String>;
 }
 
@@ -238,15 +229,7 @@ pub fn replay(text: &str) -> Result<Vec<String>, TraceError> {
                     Command::Update { qdelay_us, backlog } => {
                         out.push(a.update(qdelay_us, backlog).or_else(|m| err(line, m))?)
                     }
-                    Command::Enqueue {
-                        len,
-                        ecn,
-                        rnd,
-                        backlog,
-                    } => out.push(
-                        a.enqueue(len, ecn, rnd, backlog)
-                            .or_else(|m| err(line, m))?,
-                    ),
+                    Command::Enqueue(e) => out.push(a.enqueue(e).or_else(|m| err(line, m))?),
                     Command::Elapse { us } => at(a.elapse(us))?,
                     Command::Mode(_) => unreachable!("handled above"),
                 }

@@ -1,6 +1,6 @@
 //! Replaying a trace through the golden PIE functions.
 
-use super::{set_controller, u32_value, Replayer};
+use super::{set_controller, u32_value, EnqueueLine, Replayer};
 use crate::pie::consts::{us_to_ticks, MAX_PROB};
 use crate::pie::controller::update;
 use crate::pie::enqueue::{decide, QueueView, Verdict};
@@ -87,15 +87,9 @@ impl Replayer for PieReplay {
         ))
     }
 
-    fn enqueue(
-        &mut self,
-        len: u64,
-        ecn: u8,
-        rnd: u64,
-        backlog: Option<u64>,
-    ) -> Result<String, String> {
-        let len = u32::try_from(len).map_err(|_| format!("len = {len}: too large"))?;
-        let bytes = backlog.unwrap_or(self.backlog);
+    fn enqueue(&mut self, e: EnqueueLine) -> Result<String, String> {
+        let len = u32::try_from(e.len).map_err(|_| format!("len = {}: too large", e.len))?;
+        let bytes = e.backlog.unwrap_or(self.backlog);
         // The trace carries no packet count: the packet limit does not apply to a replay.
         let queue = QueueView { packets: 0, bytes };
         let d = decide(
@@ -103,8 +97,8 @@ impl Replayer for PieReplay {
             &self.params,
             queue,
             len,
-            Ecn::from_bits(ecn),
-            rnd,
+            Ecn::from_bits(e.ecn),
+            e.rnd,
         );
         self.vars.accu_prob = d.accu_prob;
         let word = match d.verdict {
