@@ -30,59 +30,12 @@
 //   MUT_INREADY_LATE  the harness sees in_ready rise one cycle late (breaks INREADY: 14 cycles low)
 //   MUT_REGS_IGNORE_ERR the harness treats a rejected write as accepted (breaks REGS)
 module pie_core_props (
-    input wire clock,
-    input wire rst,
-    input wire [63:0] now,
-    input wire in_valid,
-    input wire [15:0] in_len,
-    input wire [1:0] in_ecn,
-    input wire [15:0] in_tag,
-    input wire out_ready,
-    input wire [7:0] reg_addr,
-    input wire [31:0] reg_wdata,
-    input wire reg_we,
-    input wire reg_re,
+`include "core_inputs.svh"
+    ,
     input wire track
 );
-  wire in_ready, vv_dut, verdict_queue, out_valid, out_queue, out_drop;
-  wire [15:0] vtag_dut, out_len, out_tag_dut;
-  wire [1:0] verdict_code, out_ecn;
-  wire [39:0] out_sojourn, next_update, link_free;
-  wire [31:0] reg_rdata;
-  wire reg_rvalid, reg_err, idle, link_busy;
-  pie_core dut (
-      .clock(clock),
-      .rst(rst),
-      .now(now),
-      .in_valid(in_valid),
-      .in_ready(in_ready),
-      .in_len(in_len),
-      .in_ecn(in_ecn),
-      .in_tag(in_tag),
-      .verdict_valid(vv_dut),
-      .verdict_tag(vtag_dut),
-      .verdict_code(verdict_code),
-      .verdict_queue(verdict_queue),
-      .out_valid(out_valid),
-      .out_ready(out_ready),
-      .out_len(out_len),
-      .out_ecn(out_ecn),
-      .out_tag(out_tag_dut),
-      .out_sojourn(out_sojourn),
-      .out_queue(out_queue),
-      .out_drop(out_drop),
-      .reg_addr(reg_addr),
-      .reg_wdata(reg_wdata),
-      .reg_we(reg_we),
-      .reg_re(reg_re),
-      .reg_rdata(reg_rdata),
-      .reg_rvalid(reg_rvalid),
-      .reg_err(reg_err),
-      .idle(idle),
-      .next_update(next_update),
-      .link_free(link_free),
-      .link_busy(link_busy)
-  );
+`define CORE_MODULE pie_core
+`include "core_dut.svh"
 
 `ifdef MUT_VERDICT_DROP
   wire verdict_valid = vv_dut && vtag_dut != 16'h00A5;
@@ -90,31 +43,14 @@ module pie_core_props (
   wire verdict_valid = vv_dut;
 `endif
   wire [15:0] verdict_tag = vtag_dut;
+  wire verdict_queue = vq_dut;
 `ifdef MUT_FIFO_SWAP
   wire [15:0] out_tag = out_tag_dut ^ {15'd0, out_tag_dut == 16'h0003};
 `else
   wire [15:0] out_tag = out_tag_dut;
 `endif
 
-  // ---- assumptions
-  reg init = 1'b1;
-  always @(posedge clock) init <= 1'b0;
-  always @(*) assume (rst == init);
-  reg [63:0] p_now = 64'd0;
-  reg p_stall = 1'b0;
-  reg [15:0] p_len = 16'd0, p_tag = 16'd0;
-  reg [1:0] p_ecn = 2'd0;
-  always @(posedge clock) begin
-    p_now <= now;
-    p_stall <= in_valid && !in_ready;
-    p_len <= in_len;
-    p_tag <= in_tag;
-    p_ecn <= in_ecn;
-  end
-  always @(*) if (!init) begin
-    assume (now >= p_now && now - p_now <= 64'h40_0000_0000);
-    if (p_stall) assume (in_valid && in_len == p_len && in_tag == p_tag && in_ecn == p_ecn);
-  end
+  // ---- assumptions (beyond core_dut.svh's): register writes and reads
   always @(*) begin
     if (reg_we && reg_addr == 8'h02) assume (!reg_wdata[0]);
 `ifdef INREADY
@@ -126,8 +62,6 @@ module pie_core_props (
                         || reg_addr >= 8'h20 && reg_addr <= 8'h2D);
   end
 
-  wire accepted = in_valid && in_ready;
-  wire departure = out_valid && out_ready;
 `ifdef MUT_QUEUE_PHANTOM
   wire enq = verdict_valid && verdict_code[1] == 1'b0 && verdict_tag != 16'h5A5A;
 `else
