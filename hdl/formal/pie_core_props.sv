@@ -145,20 +145,8 @@ module pie_core_props (
   always @(*) if (reg_we) assume (reg_addr <= 8'h19);
   (* anyconst *) reg [7:0] R;
   always @(*) assume (R == 8'h00 || R == 8'h02 || R == 8'h03 || R >= 8'h10 && R <= 8'h19);
-  function [31:0] reset_value(input [7:0] a);
-    case (a)
-      8'h00: reset_value = 32'h50494531;
-      8'h03: reset_value = 32'd1024;
-      8'h10: reset_value = 32'd15000;
-      8'h11: reset_value = 32'd15000;
-      8'h12: reset_value = 32'd2;
-      8'h13: reset_value = 32'd20;
-      8'h14: reset_value = 32'd1000;
-      8'h17: reset_value = 32'd1514;
-      8'h18: reset_value = 32'd150000;
-      default: reset_value = 32'd0;
-    endcase
-  endfunction
+  // reset_value(a): what a read of `a` returns after reset, from the golden register map.
+`include "pie_core_resets.svh"
   wire writable = R >= 8'h10;
   reg w1 = 1'b0, w2 = 1'b0;
   reg [7:0] a1 = 8'd0, a2 = 8'd0;

@@ -1,5 +1,6 @@
 //! `aqm-formal-emit --out DIR`: writes the small designs of the formal proofs (see `aqm_hdl::formal`) to
-//! DIR/<name>.v; `scripts/prove` calls it beside `aqm-emit` for the cores.
+//! DIR/<name>.v, and the core harnesses' generated includes (DIR/<core>_resets.svh: the register reset
+//! values from the golden map); `scripts/prove` calls it beside `aqm-emit` for the cores.
 
 use clap::Parser;
 use std::path::PathBuf;
@@ -23,6 +24,14 @@ fn main() -> ExitCode {
     for (name, design) in aqm_hdl::formal::designs() {
         let path = args.out.join(format!("{name}.v"));
         if let Err(e) = std::fs::write(&path, &design.verilog) {
+            eprintln!("aqm-formal-emit: cannot write {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!("{}", path.display());
+    }
+    for (name, text) in aqm_hdl::formal::includes() {
+        let path = args.out.join(name);
+        if let Err(e) = std::fs::write(&path, text) {
             eprintln!("aqm-formal-emit: cannot write {}: {e}", path.display());
             return ExitCode::FAILURE;
         }
