@@ -114,46 +114,8 @@ module dualpi2_core_props (
   always @(*) assume (R == 8'h00 || R == 8'h03 || R >= 8'h10 && R <= 8'h1C);
   // reset_value(a): what a read of `a` returns after reset, from the golden register map.
 `include "dualpi2_core_resets.svh"
-  wire writable = R >= 8'h10;
-  reg w1 = 1'b0, w2 = 1'b0;
-  reg [7:0] a1 = 8'd0, a2 = 8'd0;
-  reg [31:0] d1 = 32'd0, d2 = 32'd0;
-  reg [31:0] sh = 32'd0, pd = 32'd0;
-  reg pend = 1'b0;
-  reg [5:0] pcnt = 6'd0;
-`ifdef MUT_REGS_IGNORE_ERR
-  wire ok2 = 1'b1;
-`else
-  wire ok2 = !reg_err;
-`endif
-  // An accepted write of cycle w is known in w+2 (no reg_err) and in effect from w+40.
-  wire due = pend && pcnt == 6'd0;
-  wire [31:0] eff = init ? reset_value(R) : due ? pd : sh;
-  reg rd = 1'b0;
-  reg [31:0] rd_exp = 32'd0;
-  always @(posedge clock) begin
-    w1 <= reg_we && !init;
-    a1 <= reg_addr;
-    d1 <= reg_wdata;
-    w2 <= w1;
-    a2 <= a1;
-    d2 <= d1;
-    sh <= eff;
-    if (due) pend <= 1'b0;
-    else if (pend) pcnt <= pcnt - 6'd1;
-    if (w2 && a2 == R && writable && ok2) begin
-      pend <= 1'b1;
-      pd <= d2;
-`ifdef MUT_REGS_EARLY
-      pcnt <= 6'd0;
-`else
-      pcnt <= 6'd37;
-`endif
-    end
-    rd <= reg_re && reg_addr == R && !init;
-    rd_exp <= eff;
-  end
-  always @(*) if (!init && rd) assert (reg_rvalid && reg_rdata == rd_exp);
+`define REGS_APPLY 38
+`include "regs_check.svh"
 `endif
 
 `ifdef COVER

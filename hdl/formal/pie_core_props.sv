@@ -147,31 +147,8 @@ module pie_core_props (
   always @(*) assume (R == 8'h00 || R == 8'h02 || R == 8'h03 || R >= 8'h10 && R <= 8'h19);
   // reset_value(a): what a read of `a` returns after reset, from the golden register map.
 `include "pie_core_resets.svh"
-  wire writable = R >= 8'h10;
-  reg w1 = 1'b0, w2 = 1'b0;
-  reg [7:0] a1 = 8'd0, a2 = 8'd0;
-  reg [31:0] d1 = 32'd0, d2 = 32'd0;
-  reg [31:0] sh = 32'd0;
-`ifdef MUT_REGS_IGNORE_ERR
-  wire ok2 = 1'b1;
-`else
-  wire ok2 = !reg_err;
-`endif
-  wire [31:0] eff = init ? reset_value(R) : (w2 && a2 == R && writable && ok2) ? d2 : sh;
-  reg rd = 1'b0;
-  reg [31:0] rd_exp = 32'd0;
-  always @(posedge clock) begin
-    w1 <= reg_we && !init;
-    a1 <= reg_addr;
-    d1 <= reg_wdata;
-    w2 <= w1;
-    a2 <= a1;
-    d2 <= d1;
-    sh <= eff;
-    rd <= reg_re && reg_addr == R && !init;
-    rd_exp <= eff;
-  end
-  always @(*) if (!init && rd) assert (reg_rvalid && reg_rdata == rd_exp);
+`define REGS_APPLY 0
+`include "regs_check.svh"
 `endif
 
 `ifdef INREADY
