@@ -1,8 +1,8 @@
 // A core under proof and the driver's side of its contract, shared by the core harnesses: included in the
 // body of a harness after `define CORE_MODULE (pie_core or dualpi2_core).
 //
-// The core's outputs a mutant may alter come out as *_dut (verdict_valid, verdict_tag, verdict_queue,
-// out_tag): the harness defines the plain names from them.
+// The core's outputs a mutant may alter come out as *_dut; verdict_valid and verdict_tag are defined
+// here, verdict_queue and out_tag by the harness.
 //
 // Assumptions: `rst` in the first cycle and never again; `now` never decreases and steps at most 2^38
 // per cycle; a descriptor offered with in_valid stays offered, with the same len/ecn/tag, until
@@ -46,6 +46,14 @@
       .link_free(link_free),
       .link_busy(link_busy)
   );
+
+  // MUT_VERDICT_DROP: the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT).
+`ifdef MUT_VERDICT_DROP
+  wire verdict_valid = vv_dut && vtag_dut != 16'h00A5;
+`else
+  wire verdict_valid = vv_dut;
+`endif
+  wire [15:0] verdict_tag = vtag_dut;
 
   reg init = 1'b1;
   always @(posedge clock) init <= 1'b0;

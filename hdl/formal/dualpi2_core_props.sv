@@ -31,12 +31,6 @@ module dualpi2_core_props (
 `define CORE_MODULE dualpi2_core
 `include "core_dut.svh"
 
-`ifdef MUT_VERDICT_DROP
-  wire verdict_valid = vv_dut && vtag_dut != 16'h00A5;
-`else
-  wire verdict_valid = vv_dut;
-`endif
-  wire [15:0] verdict_tag = vtag_dut;
   wire [15:0] out_tag = out_tag_dut;
 `ifdef MUT_NOTECT_L
   wire verdict_queue = vq_dut || vv_dut && vtag_dut == 16'h0010;

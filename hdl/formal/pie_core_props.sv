@@ -37,12 +37,6 @@ module pie_core_props (
 `define CORE_MODULE pie_core
 `include "core_dut.svh"
 
-`ifdef MUT_VERDICT_DROP
-  wire verdict_valid = vv_dut && vtag_dut != 16'h00A5;
-`else
-  wire verdict_valid = vv_dut;
-`endif
-  wire [15:0] verdict_tag = vtag_dut;
   wire verdict_queue = vq_dut;
 `ifdef MUT_FIFO_SWAP
   wire [15:0] out_tag = out_tag_dut ^ {15'd0, out_tag_dut == 16'h0003};
