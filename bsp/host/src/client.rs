@@ -98,16 +98,7 @@ impl From<std::io::Error> for ClientError {
 }
 
 /// Board facts from HELLO.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BoardInfo {
-    pub version: u8,
-    pub core_id: u32,
-    pub ns_per_cycle: u32,
-    pub cycles_per_bit: u16,
-    pub capacity: u16,
-    pub event_depth: u16,
-    pub verdict_latency: u8,
-}
+pub use aqm_protocol::BoardInfo;
 
 /// A verdict event: the descriptor's tag, the 2-bit code, the queue, and when it was accepted (ns since
 /// START).
@@ -374,24 +365,7 @@ impl<T: Transport> Client<T> {
 
     pub fn hello(&mut self) -> Result<BoardInfo, ClientError> {
         match self.request(Request::Hello, "HELLO_OK")? {
-            Message::Hello {
-                version,
-                core_id,
-                ns_per_cycle,
-                cycles_per_bit,
-                capacity,
-                event_depth,
-                verdict_latency,
-            } => {
-                let i = BoardInfo {
-                    version,
-                    core_id,
-                    ns_per_cycle,
-                    cycles_per_bit,
-                    capacity,
-                    event_depth,
-                    verdict_latency,
-                };
+            Message::Hello(i) => {
                 let core = Self::check_hello(&i)
                     .map_err(|e| ClientError::Implausible(format!("HELLO_OK: {e}")))?;
                 self.info = Some(i);

@@ -327,20 +327,29 @@ impl Request {
     }
 }
 
+/// The board's facts, as HELLO_OK gives them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BoardInfo {
+    /// The protocol version.
+    pub version: u8,
+    /// The core's ID register.
+    pub core_id: u32,
+    /// The core's time step: ns per clock cycle.
+    pub ns_per_cycle: u32,
+    /// Core clock cycles per UART bit.
+    pub cycles_per_bit: u16,
+    /// Descriptors the core holds.
+    pub capacity: u16,
+    /// Events the bridge buffers.
+    pub event_depth: u16,
+    /// Cycles from a descriptor's acceptance to its verdict.
+    pub verdict_latency: u8,
+}
+
 /// A message from the board, decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
-    Hello {
-        version: u8,
-        core_id: u32,
-        /// The core's time step: ns per clock cycle.
-        ns_per_cycle: u32,
-        cycles_per_bit: u16,
-        capacity: u16,
-        event_depth: u16,
-        /// Cycles from a descriptor's acceptance to its verdict.
-        verdict_latency: u8,
-    },
+    Hello(BoardInfo),
     ReadOk {
         addr: u8,
         value: u32,
@@ -385,7 +394,7 @@ impl Message {
         let n = |at, len| read_le(p, at, len);
         let exact = |len: usize| p.len() == len;
         Some(match f.cmd {
-            c if c == cmd::HELLO | cmd::RESPONSE && exact(16) => Message::Hello {
+            c if c == cmd::HELLO | cmd::RESPONSE && exact(16) => Message::Hello(BoardInfo {
                 version: p[0],
                 core_id: n(1, 4)? as u32,
                 ns_per_cycle: n(5, 4)? as u32,
@@ -393,7 +402,7 @@ impl Message {
                 capacity: n(11, 2)? as u16,
                 event_depth: n(13, 2)? as u16,
                 verdict_latency: p[15],
-            },
+            }),
             c if c == cmd::READ | cmd::RESPONSE && exact(5) => Message::ReadOk {
                 addr: p[0],
                 value: n(1, 4)? as u32,

@@ -496,7 +496,7 @@ mod tests {
             let mut tb = Tb::new(ready);
             assert_eq!(
                 tb.answer(kind::HELLO, |_| {}),
-                Message::Hello {
+                Message::Hello(aqm_protocol::BoardInfo {
                     version: VERSION,
                     core_id: ID as u32,
                     ns_per_cycle: NSPC as u32,
@@ -504,7 +504,7 @@ mod tests {
                     capacity: CAP as u16,
                     event_depth: 256,
                     verdict_latency: VLAT as u8
-                }
+                })
             );
             let read = tb.answer(kind::READ, |f| {
                 f.addr.next = 0x21.into();
