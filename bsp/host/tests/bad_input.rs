@@ -13,7 +13,6 @@ use aqm_host::writes::{apply_all, check_writes};
 use aqm_protocol::{cmd, le, Decoded, Decoder, Descriptor, Frame};
 use std::collections::VecDeque;
 use std::io;
-use std::process::Command;
 use std::time::Duration;
 
 const PIE: Core = &PIE_CORE;
@@ -370,15 +369,7 @@ fn a_link_rate_the_model_cannot_hold_is_an_error_with_the_range() {
 }
 
 fn host(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_aqm-host"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    aqm_testkit::run(env!("CARGO_BIN_EXE_aqm-host"), args)
 }
 
 #[test]

@@ -13,7 +13,6 @@ use aqm_host::sim_trace::{simulate, stream_paced, SimRun, SimRunOptions};
 use aqm_host::stream::{check_stream, StreamRecord};
 use aqm_host::tc::{link_byte_time, parse_set};
 use aqm_host::transport::SimTransport;
-use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -255,15 +254,7 @@ fn a_corrupted_golden_parameter_is_reported_where_it_first_shows() {
 }
 
 fn host(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_aqm-host"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    aqm_testkit::run(env!("CARGO_BIN_EXE_aqm-host"), args)
 }
 
 #[test]

@@ -2,19 +2,10 @@
 //! path before a long run, nothing the user wrote reaches the terminal raw; and what every run checks
 //! (packet conservation) is shown, in one line and in runs.csv columns that add up.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn netsim(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_aqm-netsim"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    aqm_testkit::run(env!("CARGO_BIN_EXE_aqm-netsim"), args)
 }
 
 fn temp(name: &str) -> std::path::PathBuf {
