@@ -178,15 +178,7 @@ fn conservation_is_printed_with_each_run_and_the_runs_csv_columns_add_up() {
             .position(|h| *h == n)
             .unwrap_or_else(|| panic!("{n}"))
     };
-    let [g, parts @ ..] = [
-        "generated",
-        "delivered",
-        "dropped",
-        "queued",
-        "on_link",
-        "in_transit",
-    ]
-    .map(col);
+    let [_events, g, parts @ ..] = aqm_netsim::output::ACCOUNTING_COLUMNS.map(col);
     // The accounting is the last columns, after everything that was there before.
     assert_eq!(header.last(), Some(&"in_transit"));
     let mut total = 0;

@@ -8,16 +8,7 @@ fn netsim(args: &[&str]) -> (bool, String, String) {
 fn list_names_every_scenario_and_aqm() {
     let (ok, out, _) = netsim(&["list"]);
     assert!(ok);
-    for name in [
-        "mix",
-        "rate-sweep",
-        "flow-sweep",
-        "single",
-        "fairness",
-        "lab",
-        "l4s",
-        "unresponsive",
-    ] {
+    for name in aqm_netsim::scenario::NAMED {
         assert!(out.contains(name), "{name}");
     }
     for name in [
