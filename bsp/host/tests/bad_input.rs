@@ -5,7 +5,7 @@
 use aqm_golden::pie::kind::PIE_CORE;
 use aqm_golden::pie::regs::{addr, PIE_ID};
 use aqm_host::board_core::Core;
-use aqm_host::client::{Client, ClientError};
+use aqm_host::client::{BoardInfo, Client, ClientError};
 use aqm_host::stream::{stream, Pacing};
 use aqm_host::tc::parse_set;
 use aqm_host::transport::{SimTransport, Transport};
@@ -13,25 +13,12 @@ use aqm_host::writes::{apply_all, check_writes};
 use aqm_protocol::{cmd, le, Decoded, Decoder, Descriptor, Frame};
 use std::collections::VecDeque;
 use std::io;
-use std::process::Command;
 use std::time::Duration;
 
 const PIE: Core = &PIE_CORE;
 
-/// HELLO_OK's fields, as a board sends them.
-#[derive(Clone, Copy)]
-struct Hello {
-    version: u8,
-    core_id: u32,
-    ns_per_cycle: u32,
-    cycles_per_bit: u16,
-    capacity: u16,
-    event_depth: u16,
-    verdict_latency: u8,
-}
-
 /// What the PIE line card's HELLO says.
-const PIE_HELLO: Hello = Hello {
+const PIE_HELLO: BoardInfo = BoardInfo {
     version: aqm_protocol::VERSION,
     core_id: PIE_ID,
     ns_per_cycle: 25,
@@ -41,7 +28,7 @@ const PIE_HELLO: Hello = Hello {
     verdict_latency: 5,
 };
 
-fn hello_frame(h: Hello) -> Vec<u8> {
+fn hello_frame(h: BoardInfo) -> Vec<u8> {
     let mut p = vec![h.version];
     p.extend(le(h.core_id.into(), 4));
     p.extend(le(h.ns_per_cycle.into(), 4));
@@ -63,7 +50,7 @@ fn verdict_frame(tag: u16, time: u64) -> Vec<u8> {
 /// `flood` again and again whenever the host waits and nothing else is due. Its clock: 10 us per byte
 /// (1 Mbaud), the whole timeout when nothing comes.
 struct FakeBoard {
-    hello: Hello,
+    hello: BoardInfo,
     on_inject: Vec<u8>,
     flood: Vec<u8>,
     /// Answers nothing (only the flood).
@@ -76,7 +63,7 @@ struct FakeBoard {
 }
 
 impl FakeBoard {
-    fn new(hello: Hello) -> FakeBoard {
+    fn new(hello: BoardInfo) -> FakeBoard {
         FakeBoard {
             hello,
             on_inject: vec![],
@@ -213,7 +200,7 @@ fn an_event_time_beyond_the_board_time_since_start_is_refused() {
 }
 
 /// One field of a HELLO set out of its range.
-type Spoil = fn(&mut Hello);
+type Spoil = fn(&mut BoardInfo);
 
 #[test]
 fn every_hello_field_out_of_range_is_refused_naming_the_field() {
@@ -392,15 +379,7 @@ fn a_link_rate_the_model_cannot_hold_is_an_error_with_the_range() {
 }
 
 fn host(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_aqm-host"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    aqm_testkit::run(env!("CARGO_BIN_EXE_aqm-host"), args)
 }
 
 #[test]

@@ -9,11 +9,10 @@ use aqm_golden::pie::kind::PIE_CORE;
 use aqm_golden::pie::regs::addr;
 use aqm_host::board_core::Core;
 use aqm_host::client::Client;
-use aqm_host::sim_trace::{simulate, stream_paced, SimRun, SimRunOptions};
+use aqm_host::sim_trace::{simulate, stream_paced, Arrival, SimRun, SimRunOptions};
 use aqm_host::stream::{check_stream, StreamRecord};
 use aqm_host::tc::{link_byte_time, parse_set};
 use aqm_host::transport::SimTransport;
-use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -35,6 +34,19 @@ fn words(s: &str) -> Vec<String> {
     s.split_whitespace().map(String::from).collect()
 }
 
+/// Streams `arrivals` to a fresh Verilated board of `core` at `speed` times their pace, after writing
+/// `params` (a 50 ms reply timeout, 5 ms of drain after the last arrival).
+fn stream_on_sim(
+    core: Core,
+    params: &[(u8, u32)],
+    arrivals: &[Arrival],
+    speed: f64,
+) -> StreamRecord {
+    let mut c = Client::new(SimTransport::new(core).unwrap());
+    c.timeout = Duration::from_millis(50);
+    stream_paced(&mut c, params, arrivals, speed, Duration::from_millis(5)).unwrap()
+}
+
 #[test]
 fn a_simulated_run_streamed_at_its_own_pace_matches_the_golden_model() {
     let run = simulate(&options("mix", "pie", 300), PIE).unwrap();
@@ -47,16 +59,7 @@ fn a_simulated_run_streamed_at_its_own_pace_matches_the_golden_model() {
     assert!(params.contains(&(addr::LINK_BYTE_TIME, 102_400)));
     params.push((addr::LIMIT, 20));
     let speed = 10.0;
-    let mut c = Client::new(SimTransport::new(PIE).unwrap());
-    c.timeout = Duration::from_millis(50);
-    let rec = stream_paced(
-        &mut c,
-        &params,
-        &run.arrivals,
-        speed,
-        Duration::from_millis(5),
-    )
-    .unwrap();
+    let rec = stream_on_sim(PIE, &params, &run.arrivals, speed);
     let s = check_stream(&rec, &run.descriptors()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(s.verdicts, 300);
     assert!(s.by_code[0] > 0 && s.by_code[3] > 0, "{s:?}");
@@ -80,22 +83,21 @@ fn a_bytemode_pie_run_matches_the_golden_model_on_the_board() {
     params.push((addr::LIMIT, 30));
     params.push((addr::PROB_LO, 0));
     params.push((addr::PROB_HI, 0x004D_0000));
-    let mut c = Client::new(SimTransport::new(PIE).unwrap());
-    c.timeout = Duration::from_millis(50);
-    let rec = stream_paced(
-        &mut c,
-        &params,
-        &run.arrivals,
-        2.0,
-        Duration::from_millis(5),
-    )
-    .unwrap();
+    let rec = stream_on_sim(PIE, &params, &run.arrivals, 2.0);
     let s = check_stream(&rec, &run.descriptors()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(s.verdicts, 200);
     assert!(
         s.by_code[0] > 0 && (s.by_code[1] + s.by_code[2]) > 0,
         "{s:?}"
     );
+}
+
+/// The last LIMIT write of a DualPI2 stream record: (time, address, value).
+fn last_limit_write(rec: &mut StreamRecord) -> &mut (u64, u8, u32) {
+    rec.writes
+        .iter_mut()
+        .rfind(|w| w.1 == dualpi2::regs::addr::LIMIT)
+        .expect("a LIMIT write")
 }
 
 /// A DualPI2 run streamed once, for the tests that check it and tamper with it.
@@ -115,16 +117,7 @@ fn dualpi2_stream() -> &'static DualPi2Stream {
         // packets are dropped at dequeue with p'^2 = 25 %, L packets marked with k p' = 100 %.
         let mut params = run.register_writes();
         params.extend(parse_set(DUALPI2, &words("limit 24 prob 50%")).unwrap());
-        let mut c = Client::new(SimTransport::new(DUALPI2).unwrap());
-        c.timeout = Duration::from_millis(50);
-        let rec = stream_paced(
-            &mut c,
-            &params,
-            &run.arrivals,
-            10.0,
-            Duration::from_millis(5),
-        )
-        .unwrap();
+        let rec = stream_on_sim(DUALPI2, &params, &run.arrivals, 10.0);
         DualPi2Stream { run, rec }
     })
 }
@@ -218,11 +211,7 @@ fn a_tampered_sojourn_ecn_or_write_time_is_reported() {
     );
     // The LIMIT write reported a cycle off the whole-cycle grid: the board's times are whole cycles.
     let mut bad = rec.clone();
-    let w = bad
-        .writes
-        .iter_mut()
-        .rfind(|w| w.1 == dualpi2::regs::addr::LIMIT)
-        .expect("a LIMIT write");
+    let w = last_limit_write(&mut bad);
     w.0 += 1;
     let t = w.0;
     let e = check_stream(&bad, &descs).unwrap_err();
@@ -238,11 +227,7 @@ fn a_corrupted_golden_parameter_is_reported_where_it_first_shows() {
     // The golden model is told LIMIT 23 where the board took 24: it tail-drops an arrival the board
     // enqueued, and everything after may differ.
     let mut bad = rec.clone();
-    let w = bad
-        .writes
-        .iter_mut()
-        .rfind(|w| w.1 == dualpi2::regs::addr::LIMIT)
-        .expect("a LIMIT write");
+    let w = last_limit_write(&mut bad);
     assert_eq!(w.2, 24);
     w.2 = 23;
     let e = check_stream(&bad, &run.descriptors()).unwrap_err();
@@ -255,46 +240,53 @@ fn a_corrupted_golden_parameter_is_reported_where_it_first_shows() {
 }
 
 fn host(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_aqm-host"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    aqm_testkit::run(env!("CARGO_BIN_EXE_aqm-host"), args)
+}
+
+/// `aqm-host --sim <before> sim-stream l4s <after>`, its first 150 arrivals at a tenth of the
+/// simulated time streamed at 4 times their pace.
+fn sim_stream_l4s(before: &[&str], after: &[&str]) -> (bool, String, String) {
+    let short = ["--time-scale", "0.1", "--max", "150", "--speed", "4"];
+    let args = [
+        &["--sim"][..],
+        before,
+        &["sim-stream", "l4s"],
+        after,
+        &short,
+    ]
+    .concat();
+    host(&args)
+}
+
+/// Asserts that `out` contains every one of `wants`, showing `out` if not.
+fn assert_says(out: &str, wants: &[&str]) {
+    for want in wants {
+        assert!(out.contains(want), "{want:?} missing from:\n{out}");
+    }
 }
 
 #[test]
 fn the_command_streams_a_scenario_and_reports_the_comparison() {
     let trace = std::env::temp_dir().join(format!("aqm-host-sim-{}.trace", std::process::id()));
     let t = trace.display().to_string();
-    let (ok, out, err) = host(&[
-        "--sim",
-        "sim-stream",
-        "l4s",
-        "--point",
-        "1",
-        "--aqm",
-        "pie:ecn=on,target=10ms",
-        "--time-scale",
-        "0.1",
-        "--max",
-        "150",
-        "--speed",
-        "4",
-        "--save-trace",
-        &t,
-    ]);
-    assert!(ok, "{err}");
-    assert!(
-        out.contains("simulated l4s rtt=50ms with pie:ecn=on,target=10ms"),
-        "{out}"
+    let (ok, out, err) = sim_stream_l4s(
+        &[],
+        &[
+            "--point",
+            "1",
+            "--aqm",
+            "pie:ecn=on,target=10ms",
+            "--save-trace",
+            &t,
+        ],
     );
-    assert!(
-        out.contains("every verdict and departure identical (150 verdicts"),
-        "{out}"
+    assert!(ok, "{err}");
+    assert_says(
+        &out,
+        &[
+            "simulated l4s rtt=50ms with pie:ecn=on,target=10ms",
+            "every verdict and departure identical (150 verdicts",
+        ],
     );
     // The saved trace is one `stream` reads.
     let text = std::fs::read_to_string(&trace).unwrap();
@@ -304,31 +296,15 @@ fn the_command_streams_a_scenario_and_reports_the_comparison() {
 
 #[test]
 fn the_command_serves_the_dualpi2_line_card_too() {
-    let (ok, out, err) = host(&[
-        "--sim",
-        "--core",
-        "dualpi2",
-        "sim-stream",
-        "l4s",
-        "--time-scale",
-        "0.1",
-        "--max",
-        "150",
-        "--speed",
-        "4",
-    ]);
+    let (ok, out, err) = sim_stream_l4s(&["--core", "dualpi2"], &[]);
     assert!(ok, "{err}");
-    assert!(
-        out.contains("simulated l4s rtt=20ms with dualpi2:limit=1024,queue_capacity=512"),
-        "{out}"
-    );
-    assert!(
-        out.contains("the DualPI2 line card with the simulated AQM's parameters"),
-        "{out}"
-    );
-    assert!(
-        out.contains("every verdict and departure identical (150 verdicts"),
-        "{out}"
+    assert_says(
+        &out,
+        &[
+            "simulated l4s rtt=20ms with dualpi2:limit=1024,queue_capacity=512",
+            "the DualPI2 line card with the simulated AQM's parameters",
+            "every verdict and departure identical (150 verdicts",
+        ],
     );
 }
 

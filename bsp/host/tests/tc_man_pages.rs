@@ -11,7 +11,6 @@ use aqm_host::board_core::Core;
 use aqm_host::client::Client;
 use aqm_host::tc::{format_json, format_show, parse_set, shown};
 use aqm_host::transport::SimTransport;
-use std::process::Command;
 use std::time::Duration;
 
 const PIE: Core = &PIE_CORE;
@@ -179,15 +178,7 @@ fn tc_dualpi2_options_the_core_lacks_are_refused_with_the_reason() {
 }
 
 fn host(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_aqm-host"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    aqm_testkit::run(env!("CARGO_BIN_EXE_aqm-host"), args)
 }
 
 #[test]

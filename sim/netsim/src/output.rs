@@ -184,24 +184,25 @@ pub fn summary_csv(rows: &[SummaryRow]) -> String {
     out
 }
 
+/// The last columns of runs.csv, the packet accounting: the events simulated, then
+/// generated = delivered + dropped + queued + on_link + in_transit.
+pub const ACCOUNTING_COLUMNS: [&str; 7] = [
+    "events",
+    "generated",
+    "delivered",
+    "dropped",
+    "queued",
+    "on_link",
+    "in_transit",
+];
+
 /// runs.csv: every run, every column.
 pub fn runs_csv(report: &Report) -> String {
     let cols: Vec<Vec<(String, Option<f64>)>> =
         report.runs.iter().map(|r| r.metrics.columns()).collect();
     let mut names = column_names(cols.iter());
-    // The packet accounting, last: generated = delivered + dropped + queued + on_link + in_transit.
-    names.extend(
-        [
-            "events",
-            "generated",
-            "delivered",
-            "dropped",
-            "queued",
-            "on_link",
-            "in_transit",
-        ]
-        .map(String::from),
-    );
+    // The packet accounting, last.
+    names.extend(ACCOUNTING_COLUMNS.map(String::from));
     let mut out = format!("point,aqm,seed,{}\n", names.join(","));
     for (r, c) in report.runs.iter().zip(&cols) {
         let k = &r.metrics.conservation;

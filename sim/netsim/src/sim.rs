@@ -91,6 +91,25 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
+    /// A plain run: one link of `rate_bps`, 1500-byte packets, `traffic` for `duration_ns` of which
+    /// the first `warmup_ns` are not measured; no time series, checkpoints, downstream link, tunnel,
+    /// extra headers or peak-queue tracking.
+    pub fn plain(rate_bps: u64, duration_ns: u64, warmup_ns: u64, traffic: Vec<Traffic>) -> Self {
+        RunSpec {
+            rate_bps,
+            duration_ns,
+            warmup_ns,
+            packet_size: 1500,
+            traffic,
+            timeseries_bin_ns: None,
+            checkpoints: Vec::new(),
+            downstream: None,
+            tunnel: false,
+            headers: Vec::new(),
+            track_peak_queue: false,
+        }
+    }
+
     /// The rate of the path's narrowest link, bit/s.
     pub fn bottleneck_bps(&self) -> u64 {
         self.downstream.map_or(self.rate_bps, |d| d.rate_bps)
@@ -1129,19 +1148,7 @@ mod tests {
     }
 
     fn spec(traffic: Vec<Traffic>) -> RunSpec {
-        RunSpec {
-            rate_bps: 20_000_000,
-            duration_ns: 3_000 * MS,
-            warmup_ns: 1_000 * MS,
-            packet_size: 1500,
-            traffic,
-            timeseries_bin_ns: None,
-            checkpoints: Vec::new(),
-            downstream: None,
-            tunnel: false,
-            headers: Vec::new(),
-            track_peak_queue: false,
-        }
+        RunSpec::plain(20_000_000, 3_000 * MS, 1_000 * MS, traffic)
     }
 
     #[test]

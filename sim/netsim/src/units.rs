@@ -169,41 +169,50 @@ impl<'de> Deserialize<'de> for Rate {
 mod tests {
     use super::*;
 
+    // tc's grammar and units are aqm_golden::units' and tested there; these test what the simulator
+    // adds: the unit is required, durations take minutes, and the text passes through to tc's parser.
+
     #[test]
     fn durations_need_a_unit_and_scale_to_ns() {
         assert_eq!(parse_duration_ns("10ms"), Ok(10_000_000));
-        assert_eq!(parse_duration_ns("1.5s"), Ok(1_500_000_000));
-        assert_eq!(parse_duration_ns("250us"), Ok(250_000));
         assert_eq!(parse_duration_ns("2min"), Ok(120_000_000_000));
         assert!(parse_duration_ns("10")
             .unwrap_err()
             .contains("expected a number with a unit"));
-        assert!(parse_duration_ns("ten ms").is_err());
-        assert!(parse_duration_ns("-5ms").is_err());
-        assert!(parse_duration_ns("5 parsecs").is_err());
+        for bad in ["ten ms", "-5ms", "5 parsecs"] {
+            assert!(parse_duration_ns(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
     fn rates_need_a_unit_and_scale_to_bits_per_second() {
         assert_eq!(parse_rate_bps("20Mbit"), Ok(20_000_000));
-        assert_eq!(parse_rate_bps("1.5gbit"), Ok(1_500_000_000));
         // As in tc, kbps is kiloBYTES per second.
         assert_eq!(parse_rate_bps("500kbps"), Ok(4_000_000));
-        assert_eq!(parse_rate_bps("1Mbps"), Ok(8_000_000));
-        assert!(parse_rate_bps("20").is_err());
-        assert!(parse_rate_bps("20MB").is_err());
+        for bad in ["20", "20MB"] {
+            assert!(parse_rate_bps(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]
-    fn formatting_round_trips_through_parsing() {
-        for ns in [1, 999, 1_000, 1_500_000, 10_000_000, 60_000_000_000] {
-            assert_eq!(parse_duration_ns(&format_duration(ns)), Ok(ns));
-        }
-        for bps in [1, 64_000, 20_000_000, 1_000_000_000] {
-            assert_eq!(parse_rate_bps(&format_rate(bps)), Ok(bps));
-        }
+    fn what_is_printed_is_read_back_with_its_unit() {
+        // Printed by aqm_golden::units' formatters, read by the simulator's parsers that require a unit.
+        let printed = [1, 999, 1_000, 1_500_000, 10_000_000, 60_000_000_000]
+            .map(|ns| (ns, format_duration(ns)));
+        assert!(
+            printed
+                .iter()
+                .all(|(ns, text)| parse_duration_ns(text) == Ok(*ns)),
+            "{printed:?}"
+        );
+        let printed = [1, 64_000, 20_000_000, 1_000_000_000].map(|bps| (bps, format_rate(bps)));
+        assert!(
+            printed
+                .iter()
+                .all(|(bps, text)| parse_rate_bps(text) == Ok(*bps)),
+            "{printed:?}"
+        );
         assert_eq!(format_duration(50_000_000), "50ms");
-        assert_eq!(format_rate(20_000_000), "20Mbit");
     }
 
     #[test]

@@ -2,19 +2,10 @@
 //! path before a long run, nothing the user wrote reaches the terminal raw; and what every run checks
 //! (packet conservation) is shown, in one line and in runs.csv columns that add up.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn netsim(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_aqm-netsim"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    aqm_testkit::run(env!("CARGO_BIN_EXE_aqm-netsim"), args)
 }
 
 fn temp(name: &str) -> std::path::PathBuf {
@@ -187,15 +178,7 @@ fn conservation_is_printed_with_each_run_and_the_runs_csv_columns_add_up() {
             .position(|h| *h == n)
             .unwrap_or_else(|| panic!("{n}"))
     };
-    let [g, parts @ ..] = [
-        "generated",
-        "delivered",
-        "dropped",
-        "queued",
-        "on_link",
-        "in_transit",
-    ]
-    .map(col);
+    let [_events, g, parts @ ..] = aqm_netsim::output::ACCOUNTING_COLUMNS.map(col);
     // The accounting is the last columns, after everything that was there before.
     assert_eq!(header.last(), Some(&"in_transit"));
     let mut total = 0;

@@ -1,33 +1,14 @@
 //! The binary: clear errors on bad input (never a panic), and the files it promises.
 
-use std::process::Command;
-
 fn netsim(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_aqm-netsim"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    aqm_testkit::run(env!("CARGO_BIN_EXE_aqm-netsim"), args)
 }
 
 #[test]
 fn list_names_every_scenario_and_aqm() {
     let (ok, out, _) = netsim(&["list"]);
     assert!(ok);
-    for name in [
-        "mix",
-        "rate-sweep",
-        "flow-sweep",
-        "single",
-        "fairness",
-        "lab",
-        "l4s",
-        "unresponsive",
-    ] {
+    for name in aqm_netsim::scenario::NAMED {
         assert!(out.contains(name), "{name}");
     }
     for name in [

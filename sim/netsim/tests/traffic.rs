@@ -11,19 +11,7 @@ const MS: u64 = 1_000_000;
 const S: u64 = 1_000_000_000;
 
 fn spec(rate_bps: u64, duration_s: u64, traffic: Vec<Traffic>) -> RunSpec {
-    RunSpec {
-        rate_bps,
-        duration_ns: duration_s * S,
-        warmup_ns: 2 * S,
-        packet_size: 1500,
-        traffic,
-        timeseries_bin_ns: None,
-        checkpoints: Vec::new(),
-        downstream: None,
-        tunnel: false,
-        headers: Vec::new(),
-        track_peak_queue: false,
-    }
+    RunSpec::plain(rate_bps, duration_s * S, 2 * S, traffic)
 }
 
 fn run(spec: &RunSpec, aqm: &str, seed: u64) -> RunMetrics {
