@@ -17,7 +17,7 @@
 //! `set` changes parameters for what follows and applies no cap by itself: with drop_overload off, the
 //! next update caps p' at MAX / k. `elapse` is PIE's and is rejected.
 
-use super::{set_controller, u32_value, EnqueueLine, Replayer};
+use super::{u32_value, EnqueueLine, Replayer};
 use crate::dualpi2::classify::classify;
 use crate::dualpi2::consts::{MAX_PROB, NS_PER_US};
 use crate::dualpi2::controller::update;
@@ -47,14 +47,11 @@ impl DualPi2Replay {
 impl Replayer for DualPi2Replay {
     fn set(&mut self, key: &str, value: u64) -> Result<(), String> {
         let mut p = self.params;
-        let gains = [
-            &mut p.target_us,
-            &mut p.tupdate_us,
-            &mut p.alpha,
-            &mut p.beta,
-        ];
         match key {
-            _ if set_controller(key, value, gains)? => {}
+            "target_us" => p.target_us = u32_value(key, value)?,
+            "tupdate_us" => p.tupdate_us = u32_value(key, value)?,
+            "alpha" => p.alpha = u32_value(key, value)?,
+            "beta" => p.beta = u32_value(key, value)?,
             "k" => p.k = u32_value(key, value)?,
             "step_us" => p.step_us = u32_value(key, value)?,
             "ecn_mask" => p.ecn_mask = u32_value(key, value)?,

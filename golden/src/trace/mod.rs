@@ -177,19 +177,6 @@ fn u32_value(key: &str, v: u64) -> Result<u32, String> {
     u32::try_from(v).map_err(|_| format!("{key} = {v}: expected at most {}", u32::MAX))
 }
 
-/// `set` of a parameter of the PI controller both AQMs share (`target_us`, `tupdate_us`, `alpha`,
-/// `beta`, in that order in `fields`); false when `key` is none of them.
-fn set_controller(key: &str, value: u64, fields: [&mut u32; 4]) -> Result<bool, String> {
-    let names = ["target_us", "tupdate_us", "alpha", "beta"];
-    match names.iter().zip(fields).find(|(name, _)| **name == key) {
-        Some((_, field)) => {
-            *field = u32_value(key, value)?;
-            Ok(true)
-        }
-        None => Ok(false),
-    }
-}
-
 /// An AQM that can replay traces.
 trait Replayer {
     fn set(&mut self, key: &str, value: u64) -> Result<(), String>;

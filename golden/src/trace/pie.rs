@@ -1,6 +1,6 @@
 //! Replaying a trace through the golden PIE functions.
 
-use super::{set_controller, u32_value, EnqueueLine, Replayer};
+use super::{u32_value, EnqueueLine, Replayer};
 use crate::pie::consts::{us_to_ticks, MAX_PROB};
 use crate::pie::controller::update;
 use crate::pie::enqueue::{decide, QueueView, Verdict};
@@ -27,14 +27,11 @@ impl PieReplay {
 impl Replayer for PieReplay {
     fn set(&mut self, key: &str, value: u64) -> Result<(), String> {
         let mut p = self.params;
-        let gains = [
-            &mut p.target_us,
-            &mut p.tupdate_us,
-            &mut p.alpha,
-            &mut p.beta,
-        ];
         match key {
-            _ if set_controller(key, value, gains)? => {}
+            "target_us" => p.target_us = u32_value(key, value)?,
+            "tupdate_us" => p.tupdate_us = u32_value(key, value)?,
+            "alpha" => p.alpha = u32_value(key, value)?,
+            "beta" => p.beta = u32_value(key, value)?,
             "limit" => p.limit = u32_value(key, value)?,
             "mtu" => p.mtu = u32_value(key, value)?,
             "ecn" | "bytemode" => {
