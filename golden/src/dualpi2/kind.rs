@@ -31,7 +31,7 @@ impl CoreParams for DualPi2Params {
         let p = self;
         let w = |param, addr, value| RegWrite { param, addr, value };
         let controller = [p.target_us, p.tupdate_us, p.alpha, p.beta];
-        let seed = (addr::LINK_BYTE_TIME, addr::SEED_LO, run_seed(seed));
+        let link_and_seed = (addr::LINK_BYTE_TIME, addr::SEED_LO, run_seed(seed));
         RegWrite::configuration(
             controller,
             [
@@ -48,7 +48,7 @@ impl CoreParams for DualPi2Params {
                 w("mtu", addr::MTU, p.mtu),
                 w("classic_protection", addr::C_PROTECTION, p.c_protection),
             ],
-            seed,
+            link_and_seed,
         )
     }
 }

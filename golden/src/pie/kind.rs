@@ -22,7 +22,7 @@ impl CoreParams for PieParams {
         let p = self;
         let w = |param, addr, value| RegWrite { param, addr, value };
         let controller = [p.target_us, p.tupdate_us, p.alpha, p.beta];
-        let seed = (addr::LINK_BYTE_TIME, addr::SEED_LO, run_seed(seed));
+        let link_and_seed = (addr::LINK_BYTE_TIME, addr::SEED_LO, run_seed(seed));
         RegWrite::configuration(
             controller,
             [
@@ -32,7 +32,7 @@ impl CoreParams for PieParams {
                 w("mtu", addr::MTU, p.mtu),
                 w("burst", addr::MAX_BURST_US, p.max_burst_us),
             ],
-            seed,
+            link_and_seed,
         )
     }
 }
