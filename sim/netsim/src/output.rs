@@ -176,7 +176,12 @@ fn csv_line<const N: usize>(
 /// summary.csv: the medians, every column.
 pub fn summary_csv(rows: &[SummaryRow]) -> String {
     let names = column_names(rows.iter().map(|r| &r.columns));
-    let mut out = format!("point,aqm,{}\n", names.join(","));
+    let mut out = String::new();
+    csv_line(
+        &mut out,
+        ["point".into(), "aqm".into()],
+        names.iter().cloned(),
+    );
     for r in rows {
         let values = names.iter().map(|n| csv_number(lookup(&r.columns, n)));
         csv_line(&mut out, [csv_field(&r.point), csv_field(&r.aqm)], values);
@@ -203,7 +208,9 @@ pub fn runs_csv(report: &Report) -> String {
     let mut names = column_names(cols.iter());
     // The packet accounting, last.
     names.extend(ACCOUNTING_COLUMNS.map(String::from));
-    let mut out = format!("point,aqm,seed,{}\n", names.join(","));
+    let mut out = String::new();
+    let head = ["point".into(), "aqm".into(), "seed".into()];
+    csv_line(&mut out, head, names.iter().cloned());
     for (r, c) in report.runs.iter().zip(&cols) {
         let k = &r.metrics.conservation;
         let values = names.iter().map(|n| match n.as_str() {
