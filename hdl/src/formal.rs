@@ -3,11 +3,11 @@
 //! k-induction and deep bounded checks over its pointers, count and every stored word stay cheap, and
 //! the random generator on its own. The cores themselves are proved as `aqm-emit` writes them.
 
+use crate::cores::HDL_CORES;
 use crate::desc_queue::DescQueue;
 use crate::emit::{emit_as, Emitted};
 use crate::prng::Prng;
 use aqm_golden::hw::regs::{Access, RegDef};
-use aqm_golden::hw::CORES;
 use std::fmt::Write;
 
 /// Entry width of the small queue: wide enough for a tracked tag.
@@ -55,15 +55,14 @@ pub fn reset_values(core: &str, regs: &[RegDef]) -> String {
     out
 }
 
-/// The include files the core harnesses need: (file name, text), one `<module>_resets.svh` per core.
+/// The include files the core harnesses need: (file name, text), one `<design>_resets.svh` per core.
 pub fn includes() -> Vec<(String, String)> {
-    CORES
+    HDL_CORES
         .iter()
-        .map(|k| {
-            let f = k.facts();
-            let module = format!("{}_core", f.name);
+        .map(|c| {
+            let f = c.kind.facts();
             (
-                format!("{module}_resets.svh"),
+                format!("{}_resets.svh", c.design()),
                 reset_values(f.title, f.regs),
             )
         })

@@ -21,15 +21,10 @@ fn main() -> ExitCode {
         eprintln!("aqm-formal-emit: cannot create {}: {e}", args.out.display());
         return ExitCode::FAILURE;
     }
-    for (name, design) in aqm_hdl::formal::designs() {
-        let path = args.out.join(format!("{name}.v"));
-        if let Err(e) = std::fs::write(&path, &design.verilog) {
-            eprintln!("aqm-formal-emit: cannot write {}: {e}", path.display());
-            return ExitCode::FAILURE;
-        }
-        println!("{}", path.display());
-    }
-    for (name, text) in aqm_hdl::formal::includes() {
+    let designs = aqm_hdl::formal::designs()
+        .into_iter()
+        .map(|(name, design)| (format!("{name}.v"), design.verilog));
+    for (name, text) in designs.chain(aqm_hdl::formal::includes()) {
         let path = args.out.join(name);
         if let Err(e) = std::fs::write(&path, text) {
             eprintln!("aqm-formal-emit: cannot write {}: {e}", path.display());
