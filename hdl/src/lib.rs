@@ -1,4 +1,4 @@
-//! The AQM cores in rust-hdl: the descriptor queue, link model and random generator they share, the PIE core
+//! The AQM cores in rust-hdl: the descriptor queue, link model, random generator and register front they share, the PIE core
 //! (`pie`), the DualPI2 core (`dualpi2`), Verilog emission (`emit`) and the external checks of the emitted Verilog (`synth`).
 //!
 //! The cycle-by-cycle contract between each core, its golden model and the Verilated RTL is a page beside
@@ -15,6 +15,7 @@ pub mod konst;
 pub mod link;
 pub mod pie;
 pub mod prng;
+pub mod regfront;
 pub mod sim;
 pub mod synth;
 

@@ -1,5 +1,5 @@
-//! DualPI2's register file: the bus, range checks, state writes (PROB, SEED), CONTROL and STATUS, and the
-//! read mux over parameters, state and counters. The map is `aqm_golden::dualpi2::regs::DUALPI2_REGS`
+//! DualPI2's register file: range checks, state writes (PROB, SEED) and the read mux over parameters,
+//! state and counters, behind the shared [`RegFront`] (bus, ID / STATUS / CONTROL / CAPACITY, errors). The map is `aqm_golden::dualpi2::regs::DUALPI2_REGS`
 //! (decimal addresses here, as `#[hdl_gen]` matches on literals; the ranges are the golden constants, and
 //! hdl/tests/regmap.rs checks every entry against this block);
 //! the parameters themselves live in [`super::params::DualPi2Params`], which takes a checked write and
@@ -10,6 +10,7 @@
 //! `reg_err` the cycle after that and changes nothing.
 
 use crate::konst::K;
+use crate::regfront::RegFront;
 use aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY;
 use aqm_golden::dualpi2::params::range;
 use aqm_golden::dualpi2::regs::DUALPI2_ID;
@@ -90,25 +91,17 @@ pub struct DualPi2Regs {
     /// A write is being taken this cycle.
     pub busy: Signal<Out, Bit>,
 
-    w_we: DFF<Bit>,
-    w_addr: DFF<Bits<8>>,
-    w_data: DFF<Bits<32>>,
+    front: RegFront<{ DUALPI2_ID as u64 }, { HW_QUEUE_CAPACITY as u64 }>,
     seed_stage: DFF<Bits<32>>,
     shadow: DFF<Bits<32>>,
-    err_sticky: DFF<Bit>,
-    rdata: DFF<Bits<32>>,
-    rvalid: DFF<Bit>,
-    err: DFF<Bit>,
-    soft_rst: DFF<Bit>,
     ok: Signal<Local, Bit>,
     param: Signal<Local, Bit>,
+    rd: Signal<Local, Bits<32>>,
     mapped: Signal<Local, Bit>,
     seed_wide: Signal<Local, Bits<64>>,
     head_ts: Signal<Local, Bits<40>>,
     head_v: Signal<Local, Bit>,
     age: Signal<Local, Bits<40>>,
-    id: K<32, { DUALPI2_ID as u64 }>,
-    capacity: K<32, { HW_QUEUE_CAPACITY as u64 }>,
     ones: K<32, 0xFFFF_FFFF>,
     sext: K<32, 0xFF00_0000>,
     // The accepted ranges, from the golden map's constants (a range starting at 0 has no lower check,
@@ -145,70 +138,60 @@ const _: () = assert!(
 impl Logic for DualPi2Regs {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, w_we, w_addr, w_data, seed_stage, shadow, err_sticky, rdata, rvalid, err,
-            soft_rst
-        );
-        self.w_we.d.next = self.reg_we.val();
-        self.w_addr.d.next = self.reg_addr.val();
-        self.w_data.d.next = self.reg_wdata.val();
-        self.seed_wide.next = (bit_cast::<64, 32>(self.w_data.q.val()) << 32)
+        dff_setup!(self, clock, seed_stage, shadow);
+        self.front.clock.next = self.clock.val();
+        self.front.rst.next = self.rst.val();
+        self.front.reg_addr.next = self.reg_addr.val();
+        self.front.reg_wdata.next = self.reg_wdata.val();
+        self.front.reg_we.next = self.reg_we.val();
+        self.front.reg_re.next = self.reg_re.val();
+        self.front.busy.next = self.ctrl_busy.val() | self.param_busy.val();
+        self.reg_rdata.next = self.front.reg_rdata.val();
+        self.reg_rvalid.next = self.front.reg_rvalid.val();
+        self.reg_err.next = self.front.reg_err.val();
+        self.clear_counters.next = self.front.clear_counters.val();
+        self.soft_reset.next = self.front.soft_reset.val();
+        self.seed_wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
             | bit_cast::<64, 32>(self.seed_stage.q.val());
         self.seed.next = self.seed_wide.val();
-        self.prob_wdata.next = self.w_data.q.val();
-        self.param_addr.next = self.w_addr.q.val();
-        self.param_data.next = self.w_data.q.val();
+        self.prob_wdata.next = self.front.w_data.val();
+        self.param_addr.next = self.front.w_addr.val();
+        self.param_data.next = self.front.w_data.val();
         self.param_start.next = false;
         self.prob_we.next = false;
         self.seed_we.next = false;
-        self.clear_counters.next = false;
-        self.soft_rst.d.next = false;
-        self.err.d.next = false;
         self.ok.next = false;
         self.param.next = false;
-        if self.w_we.q.val() {
-            match self.w_addr.q.val().index() {
-                1 => {
-                    // STATUS: write 1 to clear write_error.
-                    self.ok.next = true;
-                    if self.w_data.q.val().get_bit(0) {
-                        self.err_sticky.d.next = false;
-                    }
-                }
-                2 => {
-                    // CONTROL
-                    self.ok.next = true;
-                    self.soft_rst.d.next = self.w_data.q.val().get_bit(0);
-                    self.clear_counters.next = self.w_data.q.val().get_bit(1);
-                }
+        if self.front.w_we.val() {
+            match self.front.w_addr.val().index() {
                 16 => {
                     // TARGET_US
-                    self.param.next = (self.w_data.q.val() >= self.target_lo.val())
-                        & (self.w_data.q.val() <= self.target_hi.val());
+                    self.param.next = (self.front.w_data.val() >= self.target_lo.val())
+                        & (self.front.w_data.val() <= self.target_hi.val());
                 }
                 17 => {
                     // TUPDATE_US
-                    self.param.next = (self.w_data.q.val() >= self.tupdate_lo.val())
-                        & (self.w_data.q.val() <= self.tupdate_hi.val());
+                    self.param.next = (self.front.w_data.val() >= self.tupdate_lo.val())
+                        & (self.front.w_data.val() <= self.tupdate_hi.val());
                 }
                 18 => {
                     // ALPHA
-                    self.param.next = (self.w_data.q.val() >= self.gain_lo.val())
-                        & (self.w_data.q.val() <= self.gain_hi.val());
+                    self.param.next = (self.front.w_data.val() >= self.gain_lo.val())
+                        & (self.front.w_data.val() <= self.gain_hi.val());
                 }
                 19 => {
                     // BETA
-                    self.param.next = (self.w_data.q.val() >= self.gain_lo.val())
-                        & (self.w_data.q.val() <= self.gain_hi.val());
+                    self.param.next = (self.front.w_data.val() >= self.gain_lo.val())
+                        & (self.front.w_data.val() <= self.gain_hi.val());
                 }
                 20 => {
                     // K
-                    self.param.next = (self.w_data.q.val() >= self.k_lo.val())
-                        & (self.w_data.q.val() <= self.k_hi.val());
+                    self.param.next = (self.front.w_data.val() >= self.k_lo.val())
+                        & (self.front.w_data.val() <= self.k_hi.val());
                 }
                 21 => {
                     // STEP_US
-                    self.param.next = self.w_data.q.val() <= self.step_hi.val();
+                    self.param.next = self.front.w_data.val() <= self.step_hi.val();
                 }
                 22 => {
                     // MIN_QLEN_STEP: any 32-bit value (asserted below).
@@ -216,35 +199,35 @@ impl Logic for DualPi2Regs {
                 }
                 23 => {
                     // ECN_MASK
-                    self.param.next = (self.w_data.q.val() >= self.ecn_mask_lo.val())
-                        & (self.w_data.q.val() <= self.ecn_mask_hi.val());
+                    self.param.next = (self.front.w_data.val() >= self.ecn_mask_lo.val())
+                        & (self.front.w_data.val() <= self.ecn_mask_hi.val());
                 }
                 24 => {
                     // DROP_OVERLOAD
-                    self.param.next = self.w_data.q.val() <= self.flag_hi.val();
+                    self.param.next = self.front.w_data.val() <= self.flag_hi.val();
                 }
                 25 => {
                     // LIMIT
-                    self.param.next = (self.w_data.q.val() >= self.limit_lo.val())
-                        & (self.w_data.q.val() <= self.limit_hi.val());
+                    self.param.next = (self.front.w_data.val() >= self.limit_lo.val())
+                        & (self.front.w_data.val() <= self.limit_hi.val());
                 }
                 26 => {
                     // MTU
-                    self.param.next = (self.w_data.q.val() >= self.mtu_lo.val())
-                        & (self.w_data.q.val() <= self.mtu_hi.val());
+                    self.param.next = (self.front.w_data.val() >= self.mtu_lo.val())
+                        & (self.front.w_data.val() <= self.mtu_hi.val());
                 }
                 27 => {
                     // C_PROTECTION
-                    self.param.next = self.w_data.q.val() <= self.c_prot_hi.val();
+                    self.param.next = self.front.w_data.val() <= self.c_prot_hi.val();
                 }
                 28 => {
                     // LINK_BYTE_TIME
-                    self.param.next = self.w_data.q.val() <= self.byte_time_hi.val();
+                    self.param.next = self.front.w_data.val() <= self.byte_time_hi.val();
                 }
                 29 => {
                     // SEED_LO
                     self.ok.next = true;
-                    self.seed_stage.d.next = self.w_data.q.val();
+                    self.seed_stage.d.next = self.front.w_data.val();
                 }
                 30 => {
                     // SEED_HI: zero is a fixed point of the generator.
@@ -264,10 +247,6 @@ impl Logic for DualPi2Regs {
                 self.ok.next = true;
                 self.param_start.next = true;
             }
-            if !self.ok.val() {
-                self.err.d.next = true;
-                self.err_sticky.d.next = true;
-            }
         }
 
         // The age of a head now, for DELAY_L / DELAY_C (one subtractor: the address picks the head).
@@ -279,204 +258,179 @@ impl Logic for DualPi2Regs {
             self.head_v.next = self.hv_c.val();
         }
         self.age.next = self.now40.val() - self.head_ts.val();
-        self.rvalid.d.next = self.reg_re.val();
+        self.rd.next = 0.into();
         self.mapped.next = true;
         if self.reg_re.val() {
-            self.rdata.d.next = 0.into();
             match self.reg_addr.val().index() {
-                0 => {
-                    self.rdata.d.next = self.id.val();
-                }
-                1 => {
-                    self.rdata.d.next =
-                        (bit_cast::<32, 1>((self.ctrl_busy.val() | self.param_busy.val()).into())
-                            << 1)
-                            | bit_cast::<32, 1>(self.err_sticky.q.val().into());
-                }
-                2 => {
-                    self.rdata.d.next = 0.into();
-                }
-                3 => {
-                    self.rdata.d.next = self.capacity.val();
-                }
                 16 => {
-                    self.rdata.d.next = bit_cast::<32, 20>(self.target_us.val());
+                    self.rd.next = bit_cast::<32, 20>(self.target_us.val());
                 }
                 17 => {
-                    self.rdata.d.next = bit_cast::<32, 20>(self.tupdate_us.val());
+                    self.rd.next = bit_cast::<32, 20>(self.tupdate_us.val());
                 }
                 18 => {
-                    self.rdata.d.next = bit_cast::<32, 20>(self.alpha.val());
+                    self.rd.next = bit_cast::<32, 20>(self.alpha.val());
                 }
                 19 => {
-                    self.rdata.d.next = bit_cast::<32, 20>(self.beta.val());
+                    self.rd.next = bit_cast::<32, 20>(self.beta.val());
                 }
                 20 => {
-                    self.rdata.d.next = bit_cast::<32, 8>(self.k.val());
+                    self.rd.next = bit_cast::<32, 8>(self.k.val());
                 }
                 21 => {
-                    self.rdata.d.next = bit_cast::<32, 20>(self.step_us.val());
+                    self.rd.next = bit_cast::<32, 20>(self.step_us.val());
                 }
                 22 => {
-                    self.rdata.d.next = self.min_qlen_step.val();
+                    self.rd.next = self.min_qlen_step.val();
                 }
                 23 => {
-                    self.rdata.d.next = bit_cast::<32, 2>(self.ecn_mask.val());
+                    self.rd.next = bit_cast::<32, 2>(self.ecn_mask.val());
                 }
                 24 => {
-                    self.rdata.d.next = bit_cast::<32, 1>(self.drop_overload.val().into());
+                    self.rd.next = bit_cast::<32, 1>(self.drop_overload.val().into());
                 }
                 25 => {
-                    self.rdata.d.next = bit_cast::<32, 11>(self.limit.val());
+                    self.rd.next = bit_cast::<32, 11>(self.limit.val());
                 }
                 26 => {
-                    self.rdata.d.next = bit_cast::<32, 11>(self.mtu.val());
+                    self.rd.next = bit_cast::<32, 11>(self.mtu.val());
                 }
                 27 => {
-                    self.rdata.d.next = bit_cast::<32, 7>(self.wc.val());
+                    self.rd.next = bit_cast::<32, 7>(self.wc.val());
                 }
                 28 => {
-                    self.rdata.d.next = bit_cast::<32, 24>(self.link_bt.val());
+                    self.rd.next = bit_cast::<32, 24>(self.link_bt.val());
                 }
                 29 => {
-                    self.rdata.d.next = self.prng_state.val().get_bits::<32>(0);
+                    self.rd.next = self.prng_state.val().get_bits::<32>(0);
                     self.shadow.d.next = self.prng_state.val().get_bits::<32>(32);
                 }
                 30 => {
-                    self.rdata.d.next = self.shadow.q.val();
+                    self.rd.next = self.shadow.q.val();
                 }
                 31 => {
-                    self.rdata.d.next = self.prob.val();
+                    self.rd.next = self.prob.val();
                 }
                 32 => {
-                    self.rdata.d.next = self.pkts_in_l.val();
+                    self.rd.next = self.pkts_in_l.val();
                 }
                 33 => {
-                    self.rdata.d.next = self.pkts_in_c.val();
+                    self.rd.next = self.pkts_in_c.val();
                 }
                 34 => {
-                    self.rdata.d.next = self.sent_pkts_l.val();
+                    self.rd.next = self.sent_pkts_l.val();
                 }
                 35 => {
-                    self.rdata.d.next = self.sent_pkts_c.val();
+                    self.rd.next = self.sent_pkts_c.val();
                 }
                 36 => {
-                    self.rdata.d.next = self.sent_bytes_l.val().get_bits::<32>(0);
+                    self.rd.next = self.sent_bytes_l.val().get_bits::<32>(0);
                     self.shadow.d.next =
                         bit_cast::<32, 8>(self.sent_bytes_l.val().get_bits::<8>(32));
                 }
                 37 => {
-                    self.rdata.d.next = self.shadow.q.val();
+                    self.rd.next = self.shadow.q.val();
                 }
                 38 => {
-                    self.rdata.d.next = self.sent_bytes_c.val().get_bits::<32>(0);
+                    self.rd.next = self.sent_bytes_c.val().get_bits::<32>(0);
                     self.shadow.d.next =
                         bit_cast::<32, 8>(self.sent_bytes_c.val().get_bits::<8>(32));
                 }
                 39 => {
-                    self.rdata.d.next = self.shadow.q.val();
+                    self.rd.next = self.shadow.q.val();
                 }
                 40 => {
-                    self.rdata.d.next = self.dropped_enq_l.val();
+                    self.rd.next = self.dropped_enq_l.val();
                 }
                 41 => {
-                    self.rdata.d.next = self.dropped_enq_c.val();
+                    self.rd.next = self.dropped_enq_c.val();
                 }
                 42 => {
-                    self.rdata.d.next = self.dropped_aqm_l.val();
+                    self.rd.next = self.dropped_aqm_l.val();
                 }
                 43 => {
-                    self.rdata.d.next = self.dropped_aqm_c.val();
+                    self.rd.next = self.dropped_aqm_c.val();
                 }
                 44 => {
-                    self.rdata.d.next = self.marked_l.val();
+                    self.rd.next = self.marked_l.val();
                 }
                 45 => {
-                    self.rdata.d.next = self.marked_c.val();
+                    self.rd.next = self.marked_c.val();
                 }
                 46 => {
-                    self.rdata.d.next = self.step_marks.val();
+                    self.rd.next = self.step_marks.val();
                 }
                 47 => {
-                    self.rdata.d.next = self.overloads.val();
+                    self.rd.next = self.overloads.val();
                 }
                 48 => {
-                    self.rdata.d.next = bit_cast::<32, 22>(self.bytes_l.val());
+                    self.rd.next = bit_cast::<32, 22>(self.bytes_l.val());
                 }
                 49 => {
-                    self.rdata.d.next = bit_cast::<32, 22>(self.bytes_c.val());
+                    self.rd.next = bit_cast::<32, 22>(self.bytes_c.val());
                 }
                 50 => {
-                    self.rdata.d.next = bit_cast::<32, 10>(self.cnt_l.val());
+                    self.rd.next = bit_cast::<32, 10>(self.cnt_l.val());
                 }
                 51 => {
-                    self.rdata.d.next = bit_cast::<32, 10>(self.cnt_c.val());
+                    self.rd.next = bit_cast::<32, 10>(self.cnt_c.val());
                 }
                 52 => {
-                    self.rdata.d.next = bit_cast::<32, 11>(self.maxq.val());
+                    self.rd.next = bit_cast::<32, 11>(self.maxq.val());
                 }
                 53 => {
                     // DELAY_L
                     if self.head_v.val() {
-                        self.rdata.d.next = self.age.val().get_bits::<32>(0);
+                        self.rd.next = self.age.val().get_bits::<32>(0);
                         if self.age.val().get_bits::<8>(32).any() {
-                            self.rdata.d.next = self.ones.val();
+                            self.rd.next = self.ones.val();
                         }
                     }
                 }
                 54 => {
                     // DELAY_C
                     if self.head_v.val() {
-                        self.rdata.d.next = self.age.val().get_bits::<32>(0);
+                        self.rd.next = self.age.val().get_bits::<32>(0);
                         if self.age.val().get_bits::<8>(32).any() {
-                            self.rdata.d.next = self.ones.val();
+                            self.rd.next = self.ones.val();
                         }
                     }
                 }
                 55 => {
-                    self.rdata.d.next = self.last_qdelay.val().get_bits::<32>(0);
+                    self.rd.next = self.last_qdelay.val().get_bits::<32>(0);
                     if self.last_qdelay.val().get_bits::<8>(32).any() {
-                        self.rdata.d.next = self.ones.val();
+                        self.rd.next = self.ones.val();
                     }
                 }
                 56 => {
                     // Sign-extended.
-                    self.rdata.d.next = bit_cast::<32, 24>(self.credit.val());
+                    self.rd.next = bit_cast::<32, 24>(self.credit.val());
                     if self.credit.val().get_bit(23) {
-                        self.rdata.d.next = bit_cast::<32, 24>(self.credit.val()) | self.sext.val();
+                        self.rd.next = bit_cast::<32, 24>(self.credit.val()) | self.sext.val();
                     }
                 }
                 57 => {
-                    self.rdata.d.next = self.updates.val();
+                    self.rd.next = self.updates.val();
                 }
                 _ => {
                     self.mapped.next = false;
                 }
             }
-            if !self.mapped.val() {
-                self.err.d.next = true;
-            }
         }
 
-        self.reg_rdata.next = self.rdata.q.val();
-        self.reg_rvalid.next = self.rvalid.q.val();
-        self.reg_err.next = self.err.q.val();
-        self.soft_reset.next = self.soft_rst.q.val();
-        self.busy.next = self.w_we.q.val();
+        // The verdict on the staged write and the read mux, to the front.
+        self.front.ok.next = self.ok.val();
+        self.front.core_rdata.next = self.rd.val();
+        self.front.core_mapped.next = self.mapped.val();
+
+        self.busy.next = self.front.w_we.val();
 
         if self.rst.val() {
-            self.w_we.d.next = false;
             self.seed_stage.d.next = 0.into();
             self.shadow.d.next = 0.into();
-            self.err_sticky.d.next = false;
-            self.rdata.d.next = 0.into();
-            self.rvalid.d.next = false;
-            self.err.d.next = false;
-            self.soft_rst.d.next = false;
             self.param_start.next = false;
             self.prob_we.next = false;
             self.seed_we.next = false;
-            self.clear_counters.next = false;
         }
     }
 }

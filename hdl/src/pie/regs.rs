@@ -1,5 +1,5 @@
 //! PIE's register file: parameters in tc's units with range checks, and the read mux over the state and
-//! counters. The map itself (addresses, ranges, reset values) is `aqm_golden::pie::regs::PIE_REGS`; the
+//! counters, behind the shared [`RegFront`] (bus, ID / STATUS / CONTROL / CAPACITY, errors). The map itself (addresses, ranges, reset values) is `aqm_golden::pie::regs::PIE_REGS`; the
 //! addresses below are decimal literals because `#[hdl_gen]` matches only on literals (and emits them
 //! verbatim into Verilog `case` labels), and the register map check (`aqm_golden::hw::regcheck`, run on
 //! this block by hdl/tests/regmap.rs) checks every entry of that table against it; the ranges are the
@@ -11,6 +11,7 @@
 //! strobes in that cycle, and a rejected write pulses `reg_err` the cycle after and changes nothing.
 
 use crate::konst::K;
+use crate::regfront::RegFront;
 use aqm_golden::hw::link::BYTE_TIME_RANGE;
 use aqm_golden::hw::FLAG_RANGE;
 use aqm_golden::pie::consts::ns_to_ticks;
@@ -70,9 +71,7 @@ pub struct PieRegs<const BM: u64> {
     /// CONTROL.reset: resets the whole core for one cycle, the cycle after the write.
     pub soft_reset: Signal<Out, Bit>,
 
-    w_we: DFF<Bit>,
-    w_addr: DFF<Bits<8>>,
-    w_data: DFF<Bits<32>>,
+    front: RegFront<{ PIE_ID as u64 }, { CAPACITY as u64 }>,
     w_part: DFF<Bits<32>>,
     target_us_r: DFF<Bits<32>>,
     target_ticks_r: DFF<Bits<24>>,
@@ -90,12 +89,8 @@ pub struct PieRegs<const BM: u64> {
     seed_stage: DFF<Bits<32>>,
     prob_stage: DFF<Bits<32>>,
     shadow: DFF<Bits<32>>,
-    err_sticky: DFF<Bit>,
-    rdata: DFF<Bits<32>>,
-    rvalid: DFF<Bit>,
-    err: DFF<Bit>,
-    soft_rst: DFF<Bit>,
     ok: Signal<Local, Bit>,
+    rd: Signal<Local, Bits<32>>,
     mapped: Signal<Local, Bit>,
     us1000: Signal<Local, Bits<32>>,
     wide: Signal<Local, Bits<64>>,
@@ -110,8 +105,6 @@ pub struct PieRegs<const BM: u64> {
     d_mtu: K<16, { D.mtu as u64 }>,
     d_burst_us: K<32, { D.max_burst_us as u64 }>,
     d_burst_ticks: K<32, { ns_to_ticks(D.max_burst_us as u64 * 1000) }>,
-    id: K<32, { PIE_ID as u64 }>,
-    capacity: K<32, { CAPACITY as u64 }>,
     bytemode_max: K<32, BM>,
     // The accepted ranges, from the golden map's constants (a range starting at 0 has no lower check:
     // the asserts below keep it so).
@@ -139,9 +132,6 @@ impl<const BM: u64> Logic for PieRegs<BM> {
         dff_setup!(
             self,
             clock,
-            w_we,
-            w_addr,
-            w_data,
             w_part,
             target_us_r,
             target_ticks_r,
@@ -158,130 +148,118 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             link_bt_r,
             seed_stage,
             prob_stage,
-            shadow,
-            err_sticky,
-            rdata,
-            rvalid,
-            err,
-            soft_rst
+            shadow
         );
+        self.front.clock.next = self.clock.val();
+        self.front.rst.next = self.rst.val();
+        self.front.reg_addr.next = self.reg_addr.val();
+        self.front.reg_wdata.next = self.reg_wdata.val();
+        self.front.reg_we.next = self.reg_we.val();
+        self.front.reg_re.next = self.reg_re.val();
+        self.front.busy.next = self.ctrl_busy.val();
+        self.reg_rdata.next = self.front.reg_rdata.val();
+        self.reg_rvalid.next = self.front.reg_rvalid.val();
+        self.reg_err.next = self.front.reg_err.val();
+        self.clear_counters.next = self.front.clear_counters.val();
+        self.soft_reset.next = self.front.soft_reset.val();
         // Take the write; us -> ns without a multiplier: x * 1000 = (x * 1024 - x * 16) - x * 8, the first
         // subtraction now and the second when the write is applied (x <= 10^6 fits in 32 bits).
-        self.w_we.d.next = self.reg_we.val();
-        self.w_addr.d.next = self.reg_addr.val();
-        self.w_data.d.next = self.reg_wdata.val();
         self.w_part.d.next = (self.reg_wdata.val() << 10) - (self.reg_wdata.val() << 4);
-        self.us1000.next = self.w_part.q.val() - (self.w_data.q.val() << 3);
-        self.wide.next = (bit_cast::<64, 32>(self.w_data.q.val()) << 32)
+        self.us1000.next = self.w_part.q.val() - (self.front.w_data.val() << 3);
+        self.wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
             | bit_cast::<64, 32>(self.prob_stage.q.val());
-        self.seed_wide.next = (bit_cast::<64, 32>(self.w_data.q.val()) << 32)
+        self.seed_wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
             | bit_cast::<64, 32>(self.seed_stage.q.val());
         self.prob_wdata.next = self.wide.val().get_bits::<56>(0);
         self.seed.next = self.seed_wide.val();
         self.prob_we.next = false;
         self.seed_we.next = false;
         self.mtu_we.next = false;
-        self.clear_counters.next = false;
-        self.soft_rst.d.next = false;
-        self.err.d.next = false;
         self.ok.next = false;
-        if self.w_we.q.val() {
-            match self.w_addr.q.val().index() {
-                1 => {
-                    // STATUS: write 1 to clear write_error.
-                    self.ok.next = true;
-                    if self.w_data.q.val().get_bit(0) {
-                        self.err_sticky.d.next = false;
-                    }
-                }
-                2 => {
-                    // CONTROL
-                    self.ok.next = true;
-                    self.soft_rst.d.next = self.w_data.q.val().get_bit(0);
-                    self.clear_counters.next = self.w_data.q.val().get_bit(1);
-                }
+        if self.front.w_we.val() {
+            match self.front.w_addr.val().index() {
                 16 => {
                     // TARGET_US
-                    self.ok.next = (self.w_data.q.val() >= self.target_lo.val())
-                        & (self.w_data.q.val() <= self.target_hi.val());
+                    self.ok.next = (self.front.w_data.val() >= self.target_lo.val())
+                        & (self.front.w_data.val() <= self.target_hi.val());
                     if self.ok.val() {
-                        self.target_us_r.d.next = self.w_data.q.val();
+                        self.target_us_r.d.next = self.front.w_data.val();
                         self.target_ticks_r.d.next = bit_cast::<24, 32>(self.us1000.val() >> 6);
                     }
                 }
                 17 => {
                     // TUPDATE_US
-                    self.ok.next = (self.w_data.q.val() >= self.tupdate_lo.val())
-                        & (self.w_data.q.val() <= self.tupdate_hi.val());
+                    self.ok.next = (self.front.w_data.val() >= self.tupdate_lo.val())
+                        & (self.front.w_data.val() <= self.tupdate_hi.val());
                     if self.ok.val() {
-                        self.tupdate_us_r.d.next = self.w_data.q.val();
+                        self.tupdate_us_r.d.next = self.front.w_data.val();
                         self.tupdate_ns_r.d.next = self.us1000.val();
                     }
                 }
                 18 => {
                     // ALPHA
-                    self.ok.next = self.w_data.q.val() <= self.gain_hi.val();
+                    self.ok.next = self.front.w_data.val() <= self.gain_hi.val();
                     if self.ok.val() {
-                        self.alpha_r.d.next = self.w_data.q.val().get_bits::<6>(0);
+                        self.alpha_r.d.next = self.front.w_data.val().get_bits::<6>(0);
                     }
                 }
                 19 => {
                     // BETA
-                    self.ok.next = self.w_data.q.val() <= self.gain_hi.val();
+                    self.ok.next = self.front.w_data.val() <= self.gain_hi.val();
                     if self.ok.val() {
-                        self.beta_r.d.next = self.w_data.q.val().get_bits::<6>(0);
+                        self.beta_r.d.next = self.front.w_data.val().get_bits::<6>(0);
                     }
                 }
                 20 => {
                     // LIMIT
-                    self.ok.next = (self.w_data.q.val() >= self.limit_lo.val())
-                        & (self.w_data.q.val() <= self.limit_hi.val());
+                    self.ok.next = (self.front.w_data.val() >= self.limit_lo.val())
+                        & (self.front.w_data.val() <= self.limit_hi.val());
                     if self.ok.val() {
-                        self.limit_r.d.next = self.w_data.q.val().get_bits::<11>(0);
+                        self.limit_r.d.next = self.front.w_data.val().get_bits::<11>(0);
                     }
                 }
                 21 => {
                     // ECN
-                    self.ok.next = self.w_data.q.val() <= self.flag_hi.val();
+                    self.ok.next = self.front.w_data.val() <= self.flag_hi.val();
                     if self.ok.val() {
-                        self.ecn_r.d.next = self.w_data.q.val().get_bit(0);
+                        self.ecn_r.d.next = self.front.w_data.val().get_bit(0);
                     }
                 }
                 22 => {
                     // BYTEMODE
-                    self.ok.next = self.w_data.q.val() <= self.bytemode_max.val();
+                    self.ok.next = self.front.w_data.val() <= self.bytemode_max.val();
                     if self.ok.val() {
-                        self.bytemode_r.d.next = self.w_data.q.val().get_bit(0);
+                        self.bytemode_r.d.next = self.front.w_data.val().get_bit(0);
                     }
                 }
                 23 => {
                     // MTU
-                    self.ok.next = (self.w_data.q.val() >= self.mtu_lo.val())
-                        & (self.w_data.q.val() <= self.mtu_hi.val());
+                    self.ok.next = (self.front.w_data.val() >= self.mtu_lo.val())
+                        & (self.front.w_data.val() <= self.mtu_hi.val());
                     if self.ok.val() {
-                        self.mtu_r.d.next = self.w_data.q.val().get_bits::<16>(0);
+                        self.mtu_r.d.next = self.front.w_data.val().get_bits::<16>(0);
                         self.mtu_we.next = true;
                     }
                 }
                 24 => {
                     // MAX_BURST_US
-                    self.ok.next = self.w_data.q.val() <= self.burst_hi.val();
+                    self.ok.next = self.front.w_data.val() <= self.burst_hi.val();
                     if self.ok.val() {
-                        self.burst_us_r.d.next = self.w_data.q.val();
+                        self.burst_us_r.d.next = self.front.w_data.val();
                         self.burst_ticks_r.d.next = self.us1000.val() >> 6;
                     }
                 }
                 25 => {
                     // LINK_BYTE_TIME
-                    self.ok.next = self.w_data.q.val() <= self.byte_time_hi.val();
+                    self.ok.next = self.front.w_data.val() <= self.byte_time_hi.val();
                     if self.ok.val() {
-                        self.link_bt_r.d.next = self.w_data.q.val().get_bits::<24>(0);
+                        self.link_bt_r.d.next = self.front.w_data.val().get_bits::<24>(0);
                     }
                 }
                 26 => {
                     // SEED_LO
                     self.ok.next = true;
-                    self.seed_stage.d.next = self.w_data.q.val();
+                    self.seed_stage.d.next = self.front.w_data.val();
                 }
                 27 => {
                     // SEED_HI: zero is a fixed point of the generator.
@@ -291,147 +269,127 @@ impl<const BM: u64> Logic for PieRegs<BM> {
                 28 => {
                     // PROB_LO
                     self.ok.next = true;
-                    self.prob_stage.d.next = self.w_data.q.val();
+                    self.prob_stage.d.next = self.front.w_data.val();
                 }
                 29 => {
                     // PROB_HI
                     // At most 100 % = 2^56 - 1: the top byte of the high half is zero.
                     self.ok.next =
-                        !self.w_data.q.val().get_bits::<8>(24).any() & !self.ctrl_busy.val();
+                        !self.front.w_data.val().get_bits::<8>(24).any() & !self.ctrl_busy.val();
                     self.prob_we.next = self.ok.val();
                 }
                 _ => {
                     self.ok.next = false;
                 }
             }
-            if !self.ok.val() {
-                self.err.d.next = true;
-                self.err_sticky.d.next = true;
-            }
         }
 
-        self.rvalid.d.next = self.reg_re.val();
+        self.rd.next = 0.into();
         self.mapped.next = true;
         if self.reg_re.val() {
-            self.rdata.d.next = 0.into();
             match self.reg_addr.val().index() {
-                0 => {
-                    self.rdata.d.next = self.id.val();
-                }
-                1 => {
-                    self.rdata.d.next = (bit_cast::<32, 1>(self.ctrl_busy.val().into()) << 1)
-                        | bit_cast::<32, 1>(self.err_sticky.q.val().into());
-                }
-                2 => {
-                    self.rdata.d.next = 0.into();
-                }
-                3 => {
-                    self.rdata.d.next = self.capacity.val();
-                }
                 16 => {
-                    self.rdata.d.next = self.target_us_r.q.val();
+                    self.rd.next = self.target_us_r.q.val();
                 }
                 17 => {
-                    self.rdata.d.next = self.tupdate_us_r.q.val();
+                    self.rd.next = self.tupdate_us_r.q.val();
                 }
                 18 => {
-                    self.rdata.d.next = bit_cast::<32, 6>(self.alpha_r.q.val());
+                    self.rd.next = bit_cast::<32, 6>(self.alpha_r.q.val());
                 }
                 19 => {
-                    self.rdata.d.next = bit_cast::<32, 6>(self.beta_r.q.val());
+                    self.rd.next = bit_cast::<32, 6>(self.beta_r.q.val());
                 }
                 20 => {
-                    self.rdata.d.next = bit_cast::<32, 11>(self.limit_r.q.val());
+                    self.rd.next = bit_cast::<32, 11>(self.limit_r.q.val());
                 }
                 21 => {
-                    self.rdata.d.next = bit_cast::<32, 1>(self.ecn_r.q.val().into());
+                    self.rd.next = bit_cast::<32, 1>(self.ecn_r.q.val().into());
                 }
                 22 => {
-                    self.rdata.d.next = bit_cast::<32, 1>(self.bytemode_r.q.val().into());
+                    self.rd.next = bit_cast::<32, 1>(self.bytemode_r.q.val().into());
                 }
                 23 => {
-                    self.rdata.d.next = bit_cast::<32, 16>(self.mtu_r.q.val());
+                    self.rd.next = bit_cast::<32, 16>(self.mtu_r.q.val());
                 }
                 24 => {
-                    self.rdata.d.next = self.burst_us_r.q.val();
+                    self.rd.next = self.burst_us_r.q.val();
                 }
                 25 => {
-                    self.rdata.d.next = bit_cast::<32, 24>(self.link_bt_r.q.val());
+                    self.rd.next = bit_cast::<32, 24>(self.link_bt_r.q.val());
                 }
                 26 => {
-                    self.rdata.d.next = self.prng_state.val().get_bits::<32>(0);
+                    self.rd.next = self.prng_state.val().get_bits::<32>(0);
                     self.shadow.d.next = self.prng_state.val().get_bits::<32>(32);
                 }
                 27 => {
-                    self.rdata.d.next = self.shadow.q.val();
+                    self.rd.next = self.shadow.q.val();
                 }
                 28 => {
-                    self.rdata.d.next = self.prob.val().get_bits::<32>(0);
+                    self.rd.next = self.prob.val().get_bits::<32>(0);
                     self.shadow.d.next = bit_cast::<32, 24>(self.prob.val().get_bits::<24>(32));
                 }
                 29 => {
-                    self.rdata.d.next = self.shadow.q.val();
+                    self.rd.next = self.shadow.q.val();
                 }
                 32 => {
-                    self.rdata.d.next = self.pkts_in.val();
+                    self.rd.next = self.pkts_in.val();
                 }
                 33 => {
-                    self.rdata.d.next = self.sent_pkts.val();
+                    self.rd.next = self.sent_pkts.val();
                 }
                 34 => {
-                    self.rdata.d.next = self.sent_bytes.val().get_bits::<32>(0);
+                    self.rd.next = self.sent_bytes.val().get_bits::<32>(0);
                     self.shadow.d.next = bit_cast::<32, 8>(self.sent_bytes.val().get_bits::<8>(32));
                 }
                 35 => {
-                    self.rdata.d.next = self.shadow.q.val();
+                    self.rd.next = self.shadow.q.val();
                 }
                 36 => {
-                    self.rdata.d.next = self.dropped.val();
+                    self.rd.next = self.dropped.val();
                 }
                 37 => {
-                    self.rdata.d.next = self.overlimit.val();
+                    self.rd.next = self.overlimit.val();
                 }
                 38 => {
-                    self.rdata.d.next = self.marked.val();
+                    self.rd.next = self.marked.val();
                 }
                 39 => {
-                    self.rdata.d.next = self.backlog_bytes.val();
+                    self.rd.next = self.backlog_bytes.val();
                 }
                 40 => {
-                    self.rdata.d.next = bit_cast::<32, 11>(self.backlog_pkts.val());
+                    self.rd.next = bit_cast::<32, 11>(self.backlog_pkts.val());
                 }
                 41 => {
-                    self.rdata.d.next = bit_cast::<32, 11>(self.maxq.val());
+                    self.rd.next = bit_cast::<32, 11>(self.maxq.val());
                 }
                 42 => {
-                    self.rdata.d.next = self.qdelay.val().get_bits::<32>(0);
+                    self.rd.next = self.qdelay.val().get_bits::<32>(0);
                     if self.qdelay.val().get_bits::<2>(32).any() {
-                        self.rdata.d.next = 0xFFFF_FFFF_u64.into();
+                        self.rd.next = 0xFFFF_FFFF_u64.into();
                     }
                 }
                 43 => {
-                    self.rdata.d.next = self.acc.val().get_bits::<32>(0);
+                    self.rd.next = self.acc.val().get_bits::<32>(0);
                     self.shadow.d.next = bit_cast::<32, 28>(self.acc.val().get_bits::<28>(32));
                 }
                 44 => {
-                    self.rdata.d.next = self.shadow.q.val();
+                    self.rd.next = self.shadow.q.val();
                 }
                 45 => {
-                    self.rdata.d.next = self.burst.val();
+                    self.rd.next = self.burst.val();
                 }
                 _ => {
                     self.mapped.next = false;
                 }
             }
-            if !self.mapped.val() {
-                self.err.d.next = true;
-            }
         }
 
-        self.reg_rdata.next = self.rdata.q.val();
-        self.reg_rvalid.next = self.rvalid.q.val();
-        self.reg_err.next = self.err.q.val();
-        self.soft_reset.next = self.soft_rst.q.val();
+        // The verdict on the staged write and the read mux, to the front.
+        self.front.ok.next = self.ok.val();
+        self.front.core_rdata.next = self.rd.val();
+        self.front.core_mapped.next = self.mapped.val();
+
         self.target_ticks.next = self.target_ticks_r.q.val();
         self.target_half.next = self.target_ticks_r.q.val() >> 1;
         self.tupdate_ns.next = self.tupdate_ns_r.q.val();
@@ -445,7 +403,6 @@ impl<const BM: u64> Logic for PieRegs<BM> {
         self.link_bt.next = self.link_bt_r.q.val();
 
         if self.rst.val() {
-            self.w_we.d.next = false;
             self.target_us_r.d.next = self.d_target_us.val();
             self.target_ticks_r.d.next = self.d_target_ticks.val();
             self.tupdate_us_r.d.next = self.d_tupdate_us.val();
@@ -462,15 +419,9 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             self.seed_stage.d.next = 0.into();
             self.prob_stage.d.next = 0.into();
             self.shadow.d.next = 0.into();
-            self.err_sticky.d.next = false;
-            self.rdata.d.next = 0.into();
-            self.rvalid.d.next = false;
-            self.err.d.next = false;
-            self.soft_rst.d.next = false;
             self.prob_we.next = false;
             self.seed_we.next = false;
             self.mtu_we.next = false;
-            self.clear_counters.next = false;
         }
     }
 }

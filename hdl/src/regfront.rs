@@ -1,0 +1,137 @@
+//! The front of every core's register file: the bus, the write staging, the registers all cores have at
+//! the same addresses (ID, STATUS, CONTROL and CAPACITY, `aqm_golden::hw::regs::common_addr`), the write
+//! error (pulse and sticky bit) and the read data register.
+//!
+//! A core's own register block instantiates it, judges the staged write (`w_we`, `w_addr`, `w_data`, the
+//! cycle after `reg_we`) into `ok` in that same cycle, and answers a read with `core_rdata` /
+//! `core_mapped` combinationally in the `reg_re` cycle. `reg_rdata` and `reg_rvalid` follow one cycle
+//! after `reg_re`; `reg_err` pulses one cycle after a rejected write is judged or an unmapped address is
+//! read. A write to STATUS or CONTROL is taken here whatever `ok` says.
+
+use crate::konst::K;
+use rust_hdl::prelude::*;
+
+/// `ID`: what the ID register reads; `CAPACITY`: what CAPACITY reads.
+#[derive(LogicBlock, Default)]
+pub struct RegFront<const ID: u64, const CAPACITY: u64> {
+    pub clock: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    // The bus.
+    pub reg_addr: Signal<In, Bits<8>>,
+    pub reg_wdata: Signal<In, Bits<32>>,
+    pub reg_we: Signal<In, Bit>,
+    pub reg_re: Signal<In, Bit>,
+    pub reg_rdata: Signal<Out, Bits<32>>,
+    pub reg_rvalid: Signal<Out, Bit>,
+    pub reg_err: Signal<Out, Bit>,
+    /// STATUS bit 1 (what is busy is the core's to say).
+    pub busy: Signal<In, Bit>,
+    // The staged write, for the core to judge.
+    pub w_we: Signal<Out, Bit>,
+    pub w_addr: Signal<Out, Bits<8>>,
+    pub w_data: Signal<Out, Bits<32>>,
+    /// The core accepts the staged write (read only while `w_we`).
+    pub ok: Signal<In, Bit>,
+    // The core's read mux, for `reg_addr` in a `reg_re` cycle.
+    pub core_rdata: Signal<In, Bits<32>>,
+    pub core_mapped: Signal<In, Bit>,
+    // CONTROL's strobes.
+    pub clear_counters: Signal<Out, Bit>,
+    /// CONTROL.reset: the cycle after the write is judged.
+    pub soft_reset: Signal<Out, Bit>,
+
+    we: DFF<Bit>,
+    addr: DFF<Bits<8>>,
+    data: DFF<Bits<32>>,
+    err_sticky: DFF<Bit>,
+    rdata: DFF<Bits<32>>,
+    rvalid: DFF<Bit>,
+    err: DFF<Bit>,
+    soft_rst: DFF<Bit>,
+    accepted: Signal<Local, Bit>,
+    mapped: Signal<Local, Bit>,
+    id: K<32, ID>,
+    capacity: K<32, CAPACITY>,
+}
+
+impl<const ID: u64, const CAPACITY: u64> Logic for RegFront<ID, CAPACITY> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, we, addr, data, err_sticky, rdata, rvalid, err, soft_rst);
+        self.we.d.next = self.reg_we.val();
+        self.addr.d.next = self.reg_addr.val();
+        self.data.d.next = self.reg_wdata.val();
+        self.w_we.next = self.we.q.val();
+        self.w_addr.next = self.addr.q.val();
+        self.w_data.next = self.data.q.val();
+
+        self.clear_counters.next = false;
+        self.soft_rst.d.next = false;
+        self.err.d.next = false;
+        self.accepted.next = self.ok.val();
+        if self.we.q.val() {
+            match self.addr.q.val().index() {
+                1 => {
+                    // STATUS: write 1 to clear write_error.
+                    self.accepted.next = true;
+                    if self.data.q.val().get_bit(0) {
+                        self.err_sticky.d.next = false;
+                    }
+                }
+                2 => {
+                    // CONTROL
+                    self.accepted.next = true;
+                    self.soft_rst.d.next = self.data.q.val().get_bit(0);
+                    self.clear_counters.next = self.data.q.val().get_bit(1);
+                }
+                _ => {}
+            }
+            if !self.accepted.val() {
+                self.err.d.next = true;
+                self.err_sticky.d.next = true;
+            }
+        }
+
+        self.rvalid.d.next = self.reg_re.val();
+        self.mapped.next = true;
+        if self.reg_re.val() {
+            match self.reg_addr.val().index() {
+                0 => {
+                    self.rdata.d.next = self.id.val();
+                }
+                1 => {
+                    self.rdata.d.next = (bit_cast::<32, 1>(self.busy.val().into()) << 1)
+                        | bit_cast::<32, 1>(self.err_sticky.q.val().into());
+                }
+                2 => {
+                    self.rdata.d.next = 0.into();
+                }
+                3 => {
+                    self.rdata.d.next = self.capacity.val();
+                }
+                _ => {
+                    self.rdata.d.next = self.core_rdata.val();
+                    self.mapped.next = self.core_mapped.val();
+                }
+            }
+            if !self.mapped.val() {
+                self.err.d.next = true;
+            }
+        }
+
+        self.reg_rdata.next = self.rdata.q.val();
+        self.reg_rvalid.next = self.rvalid.q.val();
+        self.reg_err.next = self.err.q.val();
+        self.soft_reset.next = self.soft_rst.q.val();
+
+        if self.rst.val() {
+            self.we.d.next = false;
+            self.err_sticky.d.next = false;
+            self.rdata.d.next = 0.into();
+            self.rvalid.d.next = false;
+            self.err.d.next = false;
+            self.soft_rst.d.next = false;
+            self.clear_counters.next = false;
+        }
+    }
+}
