@@ -6,6 +6,7 @@
 //! (and PIE's cycle facts with `aqm_golden::pie::core::PieCoreModel`) by `hdl/tests/contract_pages.rs`.
 
 pub mod bram;
+mod core_ports;
 pub mod cores;
 pub mod desc_queue;
 pub mod dualpi2;

@@ -22,6 +22,7 @@ use super::egress::DualPi2Egress;
 use super::ingress::DualPi2Ingress;
 use super::params::DualPi2Params;
 use super::regs::DualPi2Regs;
+use crate::core_ports::aqm_core;
 use crate::desc_queue::DescQueue;
 use crate::prng::Prng;
 use rust_hdl::prelude::*;
@@ -29,56 +30,20 @@ use rust_hdl::prelude::*;
 /// Each queue holds `2^QUEUE_ADDR_BITS` descriptors (`HW_QUEUE_CAPACITY`).
 pub const QUEUE_ADDR_BITS: usize = 9;
 
-#[derive(LogicBlock, Default)]
-pub struct DualPi2Core {
-    pub clock: Signal<In, Clock>,
-    /// Synchronous reset of the whole core, parameters included.
-    pub rst: Signal<In, Bit>,
-    pub now: Signal<In, Bits<64>>, // ns, never decreasing
-    // Ingress descriptor stream.
-    pub in_valid: Signal<In, Bit>,
-    pub in_ready: Signal<Out, Bit>,
-    pub in_len: Signal<In, Bits<16>>,
-    pub in_ecn: Signal<In, Bits<2>>,
-    pub in_tag: Signal<In, Bits<16>>,
-    // Verdict stream (no back-pressure: one per accepted descriptor).
-    pub verdict_valid: Signal<Out, Bit>,
-    pub verdict_tag: Signal<Out, Bits<16>>,
-    pub verdict_code: Signal<Out, Bits<2>>, // 0 enqueued, 3 tail drop
-    pub verdict_queue: Signal<Out, Bit>,    // 1 = L
-    // Egress stream: every packet that leaves a queue.
-    pub out_valid: Signal<Out, Bit>,
-    pub out_ready: Signal<In, Bit>,
-    pub out_len: Signal<Out, Bits<16>>,
-    pub out_ecn: Signal<Out, Bits<2>>,
-    pub out_tag: Signal<Out, Bits<16>>,
-    pub out_sojourn: Signal<Out, Bits<40>>,
-    pub out_queue: Signal<Out, Bit>, // 1 = L
-    pub out_drop: Signal<Out, Bit>,  // dropped by the AQM at dequeue
-    // Register bus.
-    pub reg_addr: Signal<In, Bits<8>>,
-    pub reg_wdata: Signal<In, Bits<32>>,
-    pub reg_we: Signal<In, Bit>,
-    pub reg_re: Signal<In, Bit>,
-    pub reg_rdata: Signal<Out, Bits<32>>,
-    pub reg_rvalid: Signal<Out, Bit>,
-    pub reg_err: Signal<Out, Bit>,
-    // Scheduling hints for simulators.
-    pub idle: Signal<Out, Bit>,
-    pub next_update: Signal<Out, Bits<40>>,
-    pub link_free: Signal<Out, Bits<40>>,
-    pub link_busy: Signal<Out, Bit>,
-
-    rst_i: Signal<Local, Bit>,
-    now40: Signal<Local, Bits<40>>,
-    regs: DualPi2Regs,
-    params: DualPi2Params,
-    ctrl: DualPi2Controller,
-    ingress: DualPi2Ingress,
-    egress: DualPi2Egress,
-    queue_l: DescQueue<75, QUEUE_ADDR_BITS, 10>,
-    queue_c: DescQueue<75, QUEUE_ADDR_BITS, 10>,
-    prng: Prng,
+aqm_core! {
+    #[derive(LogicBlock, Default)]
+    pub struct DualPi2Core {
+        rst_i: Signal<Local, Bit>,
+        now40: Signal<Local, Bits<40>>,
+        regs: DualPi2Regs,
+        params: DualPi2Params,
+        ctrl: DualPi2Controller,
+        ingress: DualPi2Ingress,
+        egress: DualPi2Egress,
+        queue_l: DescQueue<75, QUEUE_ADDR_BITS, 10>,
+        queue_c: DescQueue<75, QUEUE_ADDR_BITS, 10>,
+        prng: Prng,
+    }
 }
 
 impl Logic for DualPi2Core {

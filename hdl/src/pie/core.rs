@@ -21,6 +21,7 @@ use super::controller::PieController;
 use super::egress::PieEgress;
 use super::ingress::PieIngress;
 use super::regs::PieRegs;
+use crate::core_ports::aqm_core;
 use crate::desc_queue::DescQueue;
 use crate::prng::Prng;
 use rust_hdl::prelude::*;
@@ -33,55 +34,19 @@ pub const PIE_LITE: u64 = 0;
 /// Descriptor FIFO entries: `2^QUEUE_ADDR_BITS` (the LIMIT register's maximum).
 pub const QUEUE_ADDR_BITS: usize = 10;
 
-/// `BM` = 1: with the bytemode multiplier ([`PIE_FULL`], what the conformance tests and the board use);
-/// 0: without ([`PIE_LITE`], about 700 LUT4 smaller, for a smaller part).
-#[derive(LogicBlock, Default)]
-pub struct PieCore<const BM: u64> {
-    pub clock: Signal<In, Clock>,
-    /// Synchronous reset of the whole core, parameters included.
-    pub rst: Signal<In, Bit>,
-    pub now: Signal<In, Bits<64>>, // ns, never decreasing
-    // Ingress descriptor stream.
-    pub in_valid: Signal<In, Bit>,
-    pub in_ready: Signal<Out, Bit>,
-    pub in_len: Signal<In, Bits<16>>, // bytes
-    pub in_ecn: Signal<In, Bits<2>>,  // 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE
-    pub in_tag: Signal<In, Bits<16>>, // opaque
-    // Verdict stream (no back-pressure: one per accepted descriptor).
-    pub verdict_valid: Signal<Out, Bit>,
-    pub verdict_tag: Signal<Out, Bits<16>>,
-    pub verdict_code: Signal<Out, Bits<2>>, // 0 enqueue, 1 CE mark, 2 early drop, 3 tail drop
-    pub verdict_queue: Signal<Out, Bit>,    // always 0 (one queue)
-    // Egress stream.
-    pub out_valid: Signal<Out, Bit>,
-    pub out_ready: Signal<In, Bit>,
-    pub out_len: Signal<Out, Bits<16>>,
-    pub out_ecn: Signal<Out, Bits<2>>,
-    pub out_tag: Signal<Out, Bits<16>>,
-    pub out_sojourn: Signal<Out, Bits<40>>, // ns
-    pub out_queue: Signal<Out, Bit>,        // always 0
-    pub out_drop: Signal<Out, Bit>,         // always 0: PIE drops at enqueue only
-    // Register bus.
-    pub reg_addr: Signal<In, Bits<8>>,
-    pub reg_wdata: Signal<In, Bits<32>>,
-    pub reg_we: Signal<In, Bit>,
-    pub reg_re: Signal<In, Bit>,
-    pub reg_rdata: Signal<Out, Bits<32>>,
-    pub reg_rvalid: Signal<Out, Bit>,
-    pub reg_err: Signal<Out, Bit>,
-    // Scheduling hints for simulators.
-    pub idle: Signal<Out, Bit>,
-    pub next_update: Signal<Out, Bits<40>>, // ns, low 40 bits
-    pub link_free: Signal<Out, Bits<40>>,   // ns, low 40 bits, while link_busy
-    pub link_busy: Signal<Out, Bit>,
-
-    rst_i: Signal<Local, Bit>,
-    regs: PieRegs<BM>,
-    ctrl: PieController,
-    ingress: PieIngress<BM>,
-    egress: PieEgress,
-    queue: DescQueue<74, QUEUE_ADDR_BITS, 11>,
-    prng: Prng,
+aqm_core! {
+    /// `BM` = 1: with the bytemode multiplier ([`PIE_FULL`], what the conformance tests and the board
+    /// use); 0: without ([`PIE_LITE`], about 700 LUT4 smaller, for a smaller part).
+    #[derive(LogicBlock, Default)]
+    pub struct PieCore<const BM: u64> {
+        rst_i: Signal<Local, Bit>,
+        regs: PieRegs<BM>,
+        ctrl: PieController,
+        ingress: PieIngress<BM>,
+        egress: PieEgress,
+        queue: DescQueue<74, QUEUE_ADDR_BITS, 11>,
+        prng: Prng,
+    }
 }
 
 impl<const BM: u64> Logic for PieCore<BM> {
