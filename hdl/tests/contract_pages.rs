@@ -14,12 +14,13 @@ use aqm_golden::hw::ClockedCore;
 use aqm_golden::pie::consts::{FIRST_UPDATE_NS, MAX_PROB};
 use aqm_golden::pie::controller::update;
 use aqm_golden::pie::core::{
-    PieCoreInputs, PieCoreModel, PieCoreOutputs, BYTEMODE_HOLD, RECOMPUTE_CYCLES, TIME_BITS,
-    TX_CYCLES, UPDATE_CYCLES, VERDICT_LATENCY,
+    PieCoreInputs, PieCoreModel, BYTEMODE_HOLD, RECOMPUTE_CYCLES, TIME_BITS, TX_CYCLES,
+    UPDATE_CYCLES, VERDICT_LATENCY,
 };
 use aqm_golden::pie::params::DEFAULT_PARAMS;
 use aqm_golden::pie::regs::{addr, CAPACITY};
 use aqm_golden::pie::{PieParams, PieVars};
+use aqm_golden::types::Ecn;
 use aqm_hdl::cores::RustHdlPie;
 
 // ---------------------------------------------------------------------------------------------------
@@ -256,121 +257,15 @@ fn rust_hdl() -> Box<dyn ClockedCore> {
 /// both, every output of every cycle, by sim/conformance.)
 const MODELS: &[(&str, Model)] = &[("golden", golden), ("rust-hdl", rust_hdl)];
 
-struct Bench {
-    m: Box<dyn ClockedCore>,
-    i: PieCoreInputs,
-    n: u64,
-    /// ns added to `now` at every edge.
-    dt: u64,
+type Bench = aqm_golden::hw::bench::Bench<Box<dyn ClockedCore>>;
+
+/// PIE's own steps.
+trait PieBench {
+    fn write_prob(&mut self, p: u64) -> u64;
+    fn prob_lo(&mut self) -> u32;
 }
 
-impl Bench {
-    /// A core reset in cycle 0 at `now` = 0; the bench is in cycle 1.
-    fn new(model: Model) -> Bench {
-        let mut b = Bench {
-            m: model(),
-            i: PieCoreInputs {
-                rst: true,
-                ..PieCoreInputs::default()
-            },
-            n: 0,
-            dt: 0,
-        };
-        b.clk();
-        b.i.rst = false;
-        b
-    }
-
-    fn out(&mut self) -> PieCoreOutputs {
-        self.m.peek(&self.i)
-    }
-
-    fn clk(&mut self) -> PieCoreOutputs {
-        self.n += 1;
-        let o = self.m.step(&self.i);
-        self.i.now += self.dt;
-        o
-    }
-
-    fn clks(&mut self, n: u64) {
-        for _ in 0..n {
-            self.clk();
-        }
-    }
-
-    /// `reg_we` in this cycle (w); returns w and moves to w+1.
-    fn write(&mut self, a: u8, v: u32) -> u64 {
-        let w = self.n;
-        self.i.reg_we = true;
-        self.i.reg_addr = a;
-        self.i.reg_wdata = v;
-        self.clk();
-        self.i.reg_we = false;
-        w
-    }
-
-    /// A write, then clocks until the core is idle; panics if it was rejected.
-    fn set(&mut self, a: u8, v: u32) {
-        self.write(a, v);
-        self.clk();
-        assert!(!self.clk().reg_err, "write {v} to {a:#x} rejected");
-        self.settle();
-    }
-
-    /// `reg_re` in this cycle; returns (rdata, reg_err) of the next cycle, where the bench then is.
-    fn read(&mut self, a: u8) -> (u32, bool) {
-        self.i.reg_re = true;
-        self.i.reg_addr = a;
-        self.clk();
-        self.i.reg_re = false;
-        let o = self.out();
-        assert!(o.reg_rvalid);
-        (o.reg_rdata, o.reg_err)
-    }
-
-    fn settle(&mut self) {
-        for _ in 0..10_000 {
-            if self.out().idle {
-                // Two more edges for what `idle` leaves out (a verdict register, a push on its way to
-                // the head, a write being taken).
-                self.clks(2);
-                if self.out().idle {
-                    return;
-                }
-            }
-            self.clk();
-        }
-        panic!("not idle");
-    }
-
-    /// Offers a descriptor in this cycle; returns the cycle it was accepted in (in_ready high).
-    fn offer(&mut self, len: u16, tag: u16) -> u64 {
-        self.i.in_valid = true;
-        self.i.in_len = len;
-        self.i.in_tag = tag;
-        self.i.in_ecn = 0;
-        for _ in 0..100 {
-            let a = self.n;
-            if self.clk().in_ready {
-                self.i.in_valid = false;
-                return a;
-            }
-        }
-        panic!("descriptor {tag} not accepted in 100 cycles");
-    }
-
-    /// Clocks until a verdict appears; returns its cycle, tag and code.
-    fn next_verdict(&mut self) -> (u64, u16, u8) {
-        for _ in 0..100 {
-            let c = self.n;
-            let o = self.clk();
-            if o.verdict_valid {
-                return (c, o.verdict_tag, o.verdict_code);
-            }
-        }
-        panic!("no verdict");
-    }
-
+impl PieBench for Bench {
     /// Writes a 56-bit prob through PROB_LO and PROB_HI (the recomputation not waited for).
     fn write_prob(&mut self, p: u64) -> u64 {
         self.set(addr::PROB_LO, p as u32);
@@ -389,7 +284,7 @@ fn verdicts_come_verdict_latency_cycles_after_acceptance_one_per_clock() {
         eprintln!("on the {name} model");
         // Back to back: in_ready stays high, each verdict VERDICT_LATENCY cycles after its acceptance; the
         // verdict ports are zero between verdicts.
-        let mut b = Bench::new(model);
+        let mut b = Bench::after_reset(model(), 0);
         b.settle();
         b.i.in_valid = true;
         b.i.in_len = 100;
@@ -418,9 +313,9 @@ fn verdicts_come_verdict_latency_cycles_after_acceptance_one_per_clock() {
 fn a_bytemode_packet_holds_p0_for_bytemode_hold_cycles() {
     for &(name, model) in MODELS {
         eprintln!("on the {name} model");
-        let mut b = Bench::new(model);
+        let mut b = Bench::after_reset(model(), 0);
         b.set(addr::BYTEMODE, 1);
-        let a = b.offer(DEFAULT_PARAMS.mtu as u16, 7);
+        let a = b.offer(DEFAULT_PARAMS.mtu as u16, Ecn::NotEct, 7);
         // in_ready low from a+1 to a+BYTEMODE_HOLD-1, high again in a+BYTEMODE_HOLD.
         b.i.in_valid = true;
         b.i.in_len = 64;
@@ -451,7 +346,7 @@ fn a_bytemode_packet_holds_p0_for_bytemode_hold_cycles() {
         );
         // Longer than the MTU: no hold.
         b.settle();
-        let a = b.offer(DEFAULT_PARAMS.mtu as u16 + 1, 9);
+        let a = b.offer(DEFAULT_PARAMS.mtu as u16 + 1, Ecn::NotEct, 9);
         assert_eq!(b.next_verdict(), (a + VERDICT_LATENCY, 9, 0));
     }
 }
@@ -460,11 +355,11 @@ fn a_bytemode_packet_holds_p0_for_bytemode_hold_cycles() {
 fn an_enqueued_packet_reaches_the_head_two_cycles_after_its_push_while_idle_may_be_high() {
     for &(name, model) in MODELS {
         eprintln!("on the {name} model");
-        let mut b = Bench::new(model);
+        let mut b = Bench::after_reset(model(), 0);
         b.dt = 10;
         b.settle();
         b.i.out_ready = true;
-        let a = b.offer(200, 5);
+        let a = b.offer(200, Ecn::NotEct, 5);
         // Pushed at the edge of cycle a+VERDICT_LATENCY-1 with that cycle's now (the bench is in a+1).
         let push_now = b.i.now + (a + VERDICT_LATENCY - 1 - b.n) * b.dt;
         let mut dep = None;
@@ -493,11 +388,11 @@ fn an_enqueued_packet_reaches_the_head_two_cycles_after_its_push_while_idle_may_
 fn a_departure_counts_two_cycles_later_and_the_link_model_takes_tx_cycles() {
     for &(name, model) in MODELS {
         eprintln!("on the {name} model");
-        let mut b = Bench::new(model);
+        let mut b = Bench::after_reset(model(), 0);
         b.set(addr::LINK_BYTE_TIME, 256 * 3); // 3 ns per byte
         b.i.now = 1_000;
-        b.offer(100, 1);
-        b.offer(100, 2);
+        b.offer(100, Ecn::NotEct, 1);
+        b.offer(100, Ecn::NotEct, 2);
         b.settle();
         b.i.out_ready = true;
         let c = b.n;
@@ -537,7 +432,7 @@ fn a_departure_counts_two_cycles_later_and_the_link_model_takes_tx_cycles() {
 fn a_controller_update_commits_update_cycles_after_it_fires() {
     for &(name, model) in MODELS {
         eprintln!("on the {name} model");
-        let mut b = Bench::new(model);
+        let mut b = Bench::after_reset(model(), 0);
         assert_eq!(b.out().next_update, FIRST_UPDATE_NS);
         let half = MAX_PROB / 2;
         b.write_prob(half);
@@ -584,7 +479,7 @@ fn a_controller_update_commits_update_cycles_after_it_fires() {
 fn a_prob_write_is_recomputed_in_recompute_cycles_and_refused_while_the_controller_runs() {
     for &(name, model) in MODELS {
         eprintln!("on the {name} model");
-        let mut b = Bench::new(model);
+        let mut b = Bench::after_reset(model(), 0);
         b.set(addr::PROB_LO, 12_345);
         let w = b.write(addr::PROB_HI, 0);
         // Strobe in w+1 = the start: committed at the edge of w+1+RECOMPUTE_CYCLES, visible from the next
@@ -600,7 +495,7 @@ fn a_prob_write_is_recomputed_in_recompute_cycles_and_refused_while_the_controll
         let first = probs.iter().position(|&p| p == 12_345).unwrap() as u64 + w + 1;
         assert_eq!(first, w + 2 + RECOMPUTE_CYCLES);
         // Rejected while busy: reg_err in w+2, STATUS.write_error from then on.
-        let mut b = Bench::new(model);
+        let mut b = Bench::after_reset(model(), 0);
         b.write_prob(1);
         b.clks(3);
         let (status, _) = b.read(addr::STATUS);
@@ -617,7 +512,7 @@ fn a_prob_write_is_recomputed_in_recompute_cycles_and_refused_while_the_controll
 fn an_mtu_write_recomputes_prob_over_mtu_from_the_cycle_after() {
     for &(name, model) in MODELS {
         eprintln!("on the {name} model");
-        let mut b = Bench::new(model);
+        let mut b = Bench::after_reset(model(), 0);
         b.write_prob(MAX_PROB / 4);
         b.settle();
         let w = b.write(addr::MTU, 1000);
@@ -647,7 +542,7 @@ fn an_mtu_write_recomputes_prob_over_mtu_from_the_cycle_after() {
 fn register_write_and_read_timing() {
     for &(name, model) in MODELS {
         eprintln!("on the {name} model");
-        let mut b = Bench::new(model);
+        let mut b = Bench::after_reset(model(), 0);
         let w = b.write(addr::LIMIT, 77);
         // A read in w+1 still sees the old value; from w+2 the new one.
         assert_eq!(b.read(addr::LIMIT).0, DEFAULT_PARAMS.limit);
@@ -682,7 +577,7 @@ fn register_write_and_read_timing() {
 fn control_reset_resets_in_the_cycle_after_it_is_applied() {
     for &(name, model) in MODELS {
         eprintln!("on the {name} model");
-        let mut b = Bench::new(model);
+        let mut b = Bench::after_reset(model(), 0);
         b.set(addr::LIMIT, 77);
         b.i.now = 1_000;
         let w = b.write(addr::CONTROL, 1);
@@ -699,9 +594,9 @@ fn control_reset_resets_in_the_cycle_after_it_is_applied() {
 fn back_to_back_departures_drain_the_burst_allowance_in_d2() {
     for &(name, model) in MODELS {
         eprintln!("on the {name} model");
-        let mut b = Bench::new(model);
-        b.offer(100, 1);
-        b.offer(100, 2);
+        let mut b = Bench::after_reset(model(), 0);
+        b.offer(100, Ecn::NotEct, 1);
+        b.offer(100, Ecn::NotEct, 2);
         b.settle();
         let burst0 = b.read(addr::BURST).0 as u64;
         assert_eq!(burst0, 2_343_750);
@@ -754,7 +649,7 @@ fn the_models_verdict_latency_accessor_agrees() {
 fn a_firing_while_the_controller_runs_waits_for_it_and_tupdate_does_not_rearm() {
     for &(name, model) in MODELS {
         eprintln!("on the {name} model");
-        let mut b = Bench::new(model);
+        let mut b = Bench::after_reset(model(), 0);
         // A TUPDATE_US write leaves next_update where it is.
         b.set(addr::TUPDATE_US, 1_000);
         assert_eq!(b.out().next_update, FIRST_UPDATE_NS);
@@ -782,8 +677,8 @@ fn a_firing_while_the_controller_runs_waits_for_it_and_tupdate_does_not_rearm() 
 fn control_bit_1_clears_the_counters_at_the_edge_that_applies_it() {
     for &(name, model) in MODELS {
         eprintln!("on the {name} model");
-        let mut b = Bench::new(model);
-        b.offer(100, 1);
+        let mut b = Bench::after_reset(model(), 0);
+        b.offer(100, Ecn::NotEct, 1);
         b.settle();
         assert_eq!(b.read(addr::PKTS_IN).0, 1);
         b.write(addr::CONTROL, 2);
@@ -797,9 +692,9 @@ fn control_bit_1_clears_the_counters_at_the_edge_that_applies_it() {
 fn a_previous_departure_older_than_2_to_the_38_ns_drains_the_whole_allowance() {
     for &(name, model) in MODELS {
         eprintln!("on the {name} model");
-        let mut b = Bench::new(model);
-        b.offer(100, 1);
-        b.offer(100, 2);
+        let mut b = Bench::after_reset(model(), 0);
+        b.offer(100, Ecn::NotEct, 1);
+        b.offer(100, Ecn::NotEct, 2);
         b.settle();
         b.i.out_ready = true;
         assert_eq!(b.clk().out_tag, 1);

@@ -4,6 +4,7 @@
 //! models do too.
 
 pub mod adapter;
+pub mod bench;
 pub mod clocked;
 pub mod driver;
 pub mod io;

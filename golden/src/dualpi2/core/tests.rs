@@ -1,8 +1,5 @@
-//! The contract (hdl/DUALPI2-CORE.md) pinned cycle by cycle on the model.
-//!
-//! Cycle numbers as in the contract: the bench is "in cycle n" between two edges; `clk` gives the
-//! outputs of cycle n and moves to cycle n+1, and the model's accessors show the state of the cycle the
-//! bench is in.
+//! The contract (hdl/DUALPI2-CORE.md) pinned cycle by cycle on the model, on the shared
+//! [`crate::hw::bench::Bench`] (cycle numbers as on the page).
 
 use super::*;
 use crate::dualpi2::consts::{coupled_prob, MAX_PROB};
@@ -15,108 +12,16 @@ use crate::types::Ecn;
 const MS: u64 = 1_000_000;
 const US: u64 = 1_000;
 
-struct Bench {
-    m: DualPi2CoreModel,
-    i: CoreInputs,
-    /// The cycle the bench is in.
-    n: u64,
-}
+type Bench = crate::hw::bench::Bench<DualPi2CoreModel>;
 
 impl Bench {
     /// A core reset in cycle 0 at `now`; the bench is in cycle 1.
     fn at(now: u64) -> Bench {
-        let mut b = Bench {
-            m: DualPi2CoreModel::new(),
-            i: CoreInputs {
-                rst: true,
-                now,
-                ..CoreInputs::default()
-            },
-            n: 0,
-        };
-        b.clk();
-        b.i.rst = false;
-        b
+        Bench::after_reset(DualPi2CoreModel::new(), now)
     }
 
     fn new() -> Bench {
         Bench::at(0)
-    }
-
-    /// The outputs of this cycle (before its edge).
-    fn out(&self) -> CoreOutputs {
-        self.m.outputs(&self.i)
-    }
-
-    /// This cycle's outputs, then its edge.
-    fn clk(&mut self) -> CoreOutputs {
-        self.n += 1;
-        self.m.step(&self.i)
-    }
-
-    fn clks(&mut self, n: u64) {
-        for _ in 0..n {
-            self.clk();
-        }
-    }
-
-    /// `reg_we` in this cycle (w); returns w and moves to w+1.
-    fn write(&mut self, a: u8, v: u32) -> u64 {
-        let w = self.n;
-        self.i.reg_we = true;
-        self.i.reg_addr = a;
-        self.i.reg_wdata = v;
-        self.clk();
-        self.i.reg_we = false;
-        w
-    }
-
-    /// `reg_re` in this cycle; returns (rdata, reg_err) of the next cycle, where the bench then is.
-    fn read(&mut self, a: u8) -> (u32, bool) {
-        self.i.reg_re = true;
-        self.i.reg_addr = a;
-        self.clk();
-        self.i.reg_re = false;
-        let o = self.out();
-        assert!(o.reg_rvalid);
-        (o.reg_rdata, o.reg_err)
-    }
-
-    fn reg(&mut self, a: u8) -> u32 {
-        let (v, err) = self.read(a);
-        assert!(!err, "read of 0x{a:02X} rejected");
-        v
-    }
-
-    /// A write that must be accepted, then clocks until idle.
-    fn set(&mut self, a: u8, v: u32) {
-        self.write(a, v);
-        self.clk();
-        assert!(!self.out().reg_err, "write of {v} to 0x{a:02X} rejected");
-        self.settle();
-    }
-
-    /// Clocks until `idle`.
-    fn settle(&mut self) {
-        for _ in 0..100_000 {
-            if self.out().idle {
-                return;
-            }
-            self.clk();
-        }
-        panic!("not idle");
-    }
-
-    /// Offers a descriptor in this cycle; returns the acceptance cycle and moves to the next.
-    fn offer(&mut self, len: u16, ecn: Ecn, tag: u16) -> u64 {
-        let a = self.n;
-        self.i.in_valid = true;
-        self.i.in_len = len;
-        self.i.in_ecn = ecn.bits();
-        self.i.in_tag = tag;
-        assert!(self.clk().in_ready);
-        self.i.in_valid = false;
-        a
     }
 
     /// Offers and waits until idle.
