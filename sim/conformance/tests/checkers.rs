@@ -3,6 +3,8 @@
 //! signal, with a waveform that shows both values at that time. And the lockstep's own conservation
 //! check must catch a model that swallows a verdict.
 
+mod common;
+
 use aqm_conformance::lockstep::{agree, run, Beside, OUTPUT_PORTS};
 use aqm_conformance::stimulus::{busy_setup, Stimulus, StimulusConfig};
 use aqm_golden::dualpi2::core::DualPi2CoreModel;
@@ -233,16 +235,8 @@ fn a_lie_only_after_a_reset_is_caught_at_the_first_cycle_after_it() {
 
 #[test]
 fn a_lie_only_across_the_40_bit_wrap_is_caught_at_the_wrap() {
-    // As the wrap test of the PIE conformance: 700 ms before now reaches 2^41 (bits 0-39 wrap to 0).
-    let cfg = StimulusConfig {
-        ns_per_cycle: 20_000,
-        jump_every: 0,
-        reset_every: 0,
-        reg_pct: 0,
-        start_ns: (1u64 << 41) - 700_000_000,
-        setup: busy_setup(1_000, 8 << 8, false, false, 1024),
-        ..StimulusConfig::default()
-    };
+    // The wrap regime of the PIE conformance: 700 ms before now reaches 2^41 (bits 0-39 wrap to 0).
+    let cfg = common::pie_wrap_regime();
     // A model whose controller schedule did not wrap: bit 39 of next_update wrong after the wrap.
     let liar = Liar::new(PieCoreModel::new(), When::AcrossTheWrap, |o| {
         o.next_update ^= 1 << 39

@@ -1,29 +1,18 @@
 //! The golden DualPI2 core model against the Verilated RTL, cycle by cycle: directed regimes with
 //! coverage checks, then property-based stimuli. Together well over 1,000,000 cycles.
 
-use aqm_conformance::lockstep::{agree, Beside, RunStats};
+mod common;
+
+use aqm_conformance::lockstep::{Beside, RunStats};
 use aqm_conformance::stimulus::{dualpi2_config_strategy, dualpi2_setup, StimulusConfig};
 use aqm_golden::dualpi2::classify::Limit;
 use aqm_golden::dualpi2::core::{limit_index, DualPi2CoreModel, DualPi2Coverage};
 use aqm_golden::dualpi2::decision::Rule;
 use aqm_golden::dualpi2::regs::addr;
 use proptest::prelude::*;
-use std::path::Path;
 
 fn check(name: &str, seed: u64, cfg: StimulusConfig, cycles: u64) -> (RunStats, DualPi2Coverage) {
-    let mut golden = DualPi2CoreModel::new();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let stats = agree(
-        &mut golden,
-        Beside::Verilator,
-        name,
-        (seed, cfg),
-        cycles,
-        dir,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    eprintln!("{name}: {stats:?}\n  {:?}", golden.coverage);
-    (stats, golden.coverage)
+    common::check::<DualPi2CoreModel>(Beside::Verilator, name, seed, cfg, cycles)
 }
 
 fn dualpi2(cfg: StimulusConfig) -> StimulusConfig {

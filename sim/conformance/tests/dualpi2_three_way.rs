@@ -1,27 +1,17 @@
 //! Golden model, rust-hdl simulation and Verilated RTL of the DualPI2 core on the same inputs, every
 //! output compared on every cycle: directed runs and property-based stimuli, over 100,000 cycles.
 
-use aqm_conformance::lockstep::{agree, Beside};
+mod common;
+
+use aqm_conformance::lockstep::Beside;
 use aqm_conformance::stimulus::{dualpi2_config_strategy, dualpi2_setup, StimulusConfig};
 use aqm_golden::dualpi2::core::{DualPi2CoreModel, DualPi2Coverage};
 use aqm_golden::dualpi2::decision::Rule;
 use aqm_golden::dualpi2::regs::addr;
 use proptest::prelude::*;
-use std::path::Path;
 
 fn check(name: &str, seed: u64, cfg: StimulusConfig, cycles: u64) -> DualPi2Coverage {
-    let mut golden = DualPi2CoreModel::new();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    agree(
-        &mut golden,
-        Beside::RustHdlAndVerilator,
-        name,
-        (seed, cfg),
-        cycles,
-        dir,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    golden.coverage
+    common::check::<DualPi2CoreModel>(Beside::RustHdlAndVerilator, name, seed, cfg, cycles).1
 }
 
 #[test]

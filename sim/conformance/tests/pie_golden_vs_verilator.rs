@@ -1,27 +1,16 @@
 //! The golden PIE core model against the Verilated RTL, cycle by cycle: directed regimes with coverage
 //! checks, then property-based stimuli. Together well over 1,000,000 cycles.
 
-use aqm_conformance::lockstep::{agree, Beside, RunStats};
+mod common;
+
+use aqm_conformance::lockstep::{Beside, RunStats};
 use aqm_conformance::stimulus::{busy_setup, config_strategy, tuned_setup, StimulusConfig};
 use aqm_golden::pie::consts::MAX_PROB;
 use aqm_golden::pie::core::{PieCoreModel, PieCoverage};
 use proptest::prelude::*;
-use std::path::Path;
 
 fn check(name: &str, seed: u64, cfg: StimulusConfig, cycles: u64) -> (RunStats, PieCoverage) {
-    let mut golden = PieCoreModel::new();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let stats = agree(
-        &mut golden,
-        Beside::Verilator,
-        name,
-        (seed, cfg),
-        cycles,
-        dir,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    eprintln!("{name}: {stats:?}\n  {:?}", golden.coverage);
-    (stats, golden.coverage)
+    common::check::<PieCoreModel>(Beside::Verilator, name, seed, cfg, cycles)
 }
 
 #[test]
@@ -44,20 +33,10 @@ fn overload_on_a_fast_link_drops_early_and_at_the_limit() {
 
 #[test]
 fn traffic_through_the_wrap_of_the_40_bit_time() {
-    // 700 ms before now reaches 2^41 (bits 0-39 wrap to 0, bit 40 of the input is set throughout),
     // 1.2 s in all: arrivals, departures, link times and controller updates (the first 500 ms after the
     // reset, then one per 2609 cycles, 52 ms) on both sides of the wrap. Updates that stopped at the
     // wrap would leave 4.
-    let cfg = StimulusConfig {
-        ns_per_cycle: 20_000,
-        jump_every: 0,
-        reset_every: 0,
-        reg_pct: 0,
-        start_ns: (1u64 << 41) - 700_000_000,
-        setup: busy_setup(1_000, 8 << 8, false, false, 1024),
-        ..StimulusConfig::default()
-    };
-    let (s, c) = check("vl_wrap", 5, cfg, 60_000);
+    let (s, c) = check("vl_wrap", 5, common::pie_wrap_regime(), 60_000);
     assert!(
         c.updates >= 11 && c.verdicts[0] > 1000 && c.exact_departures > 100,
         "{s:?} {c:?}"
@@ -66,20 +45,7 @@ fn traffic_through_the_wrap_of_the_40_bit_time() {
 
 #[test]
 fn ecn_marks_while_prob_is_low() {
-    let cfg = StimulusConfig {
-        // The link model off and out_ready at 25 % serve about as fast as packets come; updates are rare
-        // so that the forced probabilities hold for a while.
-        ns_per_cycle: 20_000,
-        arrival_pct: 6,
-        ready_pct: 25,
-        reg_pct: 0,
-        reset_every: 0,
-        setup: tuned_setup(busy_setup(1_000_000, 0, true, false, 1024), 1_000, 0),
-        force_prob_every: 3_000,
-        force_prob_max: MAX_PROB / 10,
-        ..StimulusConfig::default()
-    };
-    let (s, c) = check("vl_ecn", 4, cfg, 300_000);
+    let (s, c) = check("vl_ecn", 4, common::pie_ecn_regime(), 300_000);
     assert!(
         c.verdicts[1] > 100 && c.recomputes > 10 && c.random_drops > 100,
         "{s:?} {c:?}"

@@ -1,26 +1,16 @@
 //! Golden model, rust-hdl simulation and Verilated RTL of the PIE core on the same inputs, every output
 //! compared on every cycle: a directed overload run and property-based stimuli, over 100,000 cycles.
 
-use aqm_conformance::lockstep::{agree, Beside};
+mod common;
+
+use aqm_conformance::lockstep::Beside;
 use aqm_conformance::stimulus::{busy_setup, config_strategy, tuned_setup, StimulusConfig};
 use aqm_golden::pie::consts::MAX_PROB;
 use aqm_golden::pie::core::{PieCoreModel, PieCoverage};
 use proptest::prelude::*;
-use std::path::Path;
 
 fn check(name: &str, seed: u64, cfg: StimulusConfig, cycles: u64) -> PieCoverage {
-    let mut golden = PieCoreModel::new();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    agree(
-        &mut golden,
-        Beside::RustHdlAndVerilator,
-        name,
-        (seed, cfg),
-        cycles,
-        dir,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    golden.coverage
+    common::check::<PieCoreModel>(Beside::RustHdlAndVerilator, name, seed, cfg, cycles).1
 }
 
 #[test]
@@ -42,18 +32,7 @@ fn overload_with_ecn_bytemode_and_forced_probabilities() {
 
 #[test]
 fn ecn_marking_regime() {
-    let cfg = StimulusConfig {
-        ns_per_cycle: 20_000,
-        arrival_pct: 6,
-        ready_pct: 25,
-        reg_pct: 0,
-        reset_every: 0,
-        setup: tuned_setup(busy_setup(1_000_000, 0, true, false, 1024), 1_000, 0),
-        force_prob_every: 3_000,
-        force_prob_max: MAX_PROB / 10,
-        ..StimulusConfig::default()
-    };
-    let c = check("three_ecn", 12, cfg, 30_000);
+    let c = check("three_ecn", 12, common::pie_ecn_regime(), 30_000);
     assert!(c.verdicts[1] > 10 && c.recomputes > 3, "{c:?}");
 }
 
