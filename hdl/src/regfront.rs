@@ -4,26 +4,34 @@
 //!
 //! A core's own register block instantiates it, judges the staged write (`w_we`, `w_addr`, `w_data`, the
 //! cycle after `reg_we`) into `ok` in that same cycle, and answers a read with `core_rdata` /
-//! `core_mapped` combinationally in the `reg_re` cycle. `reg_rdata` and `reg_rvalid` follow one cycle
-//! after `reg_re`; `reg_err` pulses one cycle after a rejected write is judged or an unmapped address is
+//! `core_mapped` combinationally in the `re` cycle. `rdata` and `rvalid` follow one cycle after `re`;
+//! `err` pulses one cycle after a rejected write is judged or an unmapped address is
 //! read. A write to STATUS or CONTROL is taken here whatever `ok` says.
 
 use crate::konst::K;
 use rust_hdl::prelude::*;
+
+/// The register bus as the blocks inside a core see it: the core's `reg_*` ports, passed down with
+/// `RegBus::link`.
+#[derive(LogicInterface, Default)]
+pub struct RegBus {
+    pub addr: Signal<In, Bits<8>>,
+    pub wdata: Signal<In, Bits<32>>,
+    pub we: Signal<In, Bit>,
+    pub re: Signal<In, Bit>,
+    /// With `rvalid`, the cycle after `re`.
+    pub rdata: Signal<Out, Bits<32>>,
+    pub rvalid: Signal<Out, Bit>,
+    /// Pulses the cycle after a rejected access.
+    pub err: Signal<Out, Bit>,
+}
 
 /// `ID`: what the ID register reads; `CAPACITY`: what CAPACITY reads.
 #[derive(LogicBlock, Default)]
 pub struct RegFront<const ID: u64, const CAPACITY: u64> {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
-    // The bus.
-    pub reg_addr: Signal<In, Bits<8>>,
-    pub reg_wdata: Signal<In, Bits<32>>,
-    pub reg_we: Signal<In, Bit>,
-    pub reg_re: Signal<In, Bit>,
-    pub reg_rdata: Signal<Out, Bits<32>>,
-    pub reg_rvalid: Signal<Out, Bit>,
-    pub reg_err: Signal<Out, Bit>,
+    pub bus: RegBus,
     /// STATUS bit 1 (what is busy is the core's to say).
     pub busy: Signal<In, Bit>,
     // The staged write, for the core to judge.
@@ -32,7 +40,7 @@ pub struct RegFront<const ID: u64, const CAPACITY: u64> {
     pub w_data: Signal<Out, Bits<32>>,
     /// The core accepts the staged write (read only while `w_we`).
     pub ok: Signal<In, Bit>,
-    // The core's read mux, for `reg_addr` in a `reg_re` cycle.
+    // The core's read mux, for `bus.addr` in a `bus.re` cycle.
     pub core_rdata: Signal<In, Bits<32>>,
     pub core_mapped: Signal<In, Bit>,
     // CONTROL's strobes.
@@ -58,9 +66,9 @@ impl<const ID: u64, const CAPACITY: u64> Logic for RegFront<ID, CAPACITY> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, we, addr, data, err_sticky, rdata, rvalid, err, soft_rst);
-        self.we.d.next = self.reg_we.val();
-        self.addr.d.next = self.reg_addr.val();
-        self.data.d.next = self.reg_wdata.val();
+        self.we.d.next = self.bus.we.val();
+        self.addr.d.next = self.bus.addr.val();
+        self.data.d.next = self.bus.wdata.val();
         self.w_we.next = self.we.q.val();
         self.w_addr.next = self.addr.q.val();
         self.w_data.next = self.data.q.val();
@@ -92,10 +100,10 @@ impl<const ID: u64, const CAPACITY: u64> Logic for RegFront<ID, CAPACITY> {
             }
         }
 
-        self.rvalid.d.next = self.reg_re.val();
+        self.rvalid.d.next = self.bus.re.val();
         self.mapped.next = true;
-        if self.reg_re.val() {
-            match self.reg_addr.val().index() {
+        if self.bus.re.val() {
+            match self.bus.addr.val().index() {
                 0 => {
                     self.rdata.d.next = self.id.val();
                 }
@@ -119,9 +127,9 @@ impl<const ID: u64, const CAPACITY: u64> Logic for RegFront<ID, CAPACITY> {
             }
         }
 
-        self.reg_rdata.next = self.rdata.q.val();
-        self.reg_rvalid.next = self.rvalid.q.val();
-        self.reg_err.next = self.err.q.val();
+        self.bus.rdata.next = self.rdata.q.val();
+        self.bus.rvalid.next = self.rvalid.q.val();
+        self.bus.err.next = self.err.q.val();
         self.soft_reset.next = self.soft_rst.q.val();
 
         if self.rst.val() {

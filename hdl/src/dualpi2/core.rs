@@ -150,10 +150,10 @@ impl Logic for DualPi2Core {
         self.params.addr.next = self.regs.param_addr.val();
         self.params.data.next = self.regs.param_data.val();
         self.regs.param_busy.next = self.params.busy.val();
-        self.regs.reg_addr.next = self.reg_addr.val();
-        self.regs.reg_wdata.next = self.reg_wdata.val();
-        self.regs.reg_we.next = self.reg_we.val();
-        self.regs.reg_re.next = self.reg_re.val();
+        self.regs.bus.addr.next = self.reg_addr.val();
+        self.regs.bus.wdata.next = self.reg_wdata.val();
+        self.regs.bus.we.next = self.reg_we.val();
+        self.regs.bus.re.next = self.reg_re.val();
         self.regs.target_us.next = self.params.target_us.val();
         self.regs.tupdate_us.next = self.params.tupdate_us.val();
         self.regs.alpha.next = self.params.alpha.val();
@@ -196,9 +196,9 @@ impl Logic for DualPi2Core {
         self.regs.last_qdelay.next = self.ctrl.last_qdelay.val();
         self.regs.credit.next = self.egress.credit.val();
         self.regs.updates.next = self.ctrl.updates.val();
-        self.reg_rdata.next = self.regs.reg_rdata.val();
-        self.reg_rvalid.next = self.regs.reg_rvalid.val();
-        self.reg_err.next = self.regs.reg_err.val();
+        self.reg_rdata.next = self.regs.bus.rdata.val();
+        self.reg_rvalid.next = self.regs.bus.rvalid.val();
+        self.reg_err.next = self.regs.bus.err.val();
 
         self.idle.next = !self.rst_i.val()
             & !self.ingress.busy.val()

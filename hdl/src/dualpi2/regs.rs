@@ -10,7 +10,7 @@
 //! `reg_err` the cycle after that and changes nothing.
 
 use crate::konst::K;
-use crate::regfront::RegFront;
+use crate::regfront::{RegBus, RegFront};
 use aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY;
 use aqm_golden::dualpi2::params::range;
 use aqm_golden::dualpi2::regs::DUALPI2_ID;
@@ -23,14 +23,7 @@ pub struct DualPi2Regs {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
     pub now40: Signal<In, Bits<40>>,
-    // The bus.
-    pub reg_addr: Signal<In, Bits<8>>,
-    pub reg_wdata: Signal<In, Bits<32>>,
-    pub reg_we: Signal<In, Bit>,
-    pub reg_re: Signal<In, Bit>,
-    pub reg_rdata: Signal<Out, Bits<32>>,
-    pub reg_rvalid: Signal<Out, Bit>,
-    pub reg_err: Signal<Out, Bit>,
+    pub bus: RegBus,
     // To the parameter engine, and its state.
     pub param_start: Signal<Out, Bit>,
     pub param_addr: Signal<Out, Bits<8>>,
@@ -141,14 +134,8 @@ impl Logic for DualPi2Regs {
         dff_setup!(self, clock, seed_stage, shadow);
         self.front.clock.next = self.clock.val();
         self.front.rst.next = self.rst.val();
-        self.front.reg_addr.next = self.reg_addr.val();
-        self.front.reg_wdata.next = self.reg_wdata.val();
-        self.front.reg_we.next = self.reg_we.val();
-        self.front.reg_re.next = self.reg_re.val();
+        RegBus::link(&mut self.bus, &mut self.front.bus);
         self.front.busy.next = self.ctrl_busy.val() | self.param_busy.val();
-        self.reg_rdata.next = self.front.reg_rdata.val();
-        self.reg_rvalid.next = self.front.reg_rvalid.val();
-        self.reg_err.next = self.front.reg_err.val();
         self.clear_counters.next = self.front.clear_counters.val();
         self.soft_reset.next = self.front.soft_reset.val();
         self.seed_wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
@@ -252,7 +239,7 @@ impl Logic for DualPi2Regs {
         // The age of a head now, for DELAY_L / DELAY_C (one subtractor: the address picks the head).
         self.head_ts.next = self.ts_l.val();
         self.head_v.next = self.hv_l.val();
-        if !self.reg_addr.val().get_bit(0) {
+        if !self.bus.addr.val().get_bit(0) {
             // DELAY_C is at an even address, DELAY_L at an odd one.
             self.head_ts.next = self.ts_c.val();
             self.head_v.next = self.hv_c.val();
@@ -260,8 +247,8 @@ impl Logic for DualPi2Regs {
         self.age.next = self.now40.val() - self.head_ts.val();
         self.rd.next = 0.into();
         self.mapped.next = true;
-        if self.reg_re.val() {
-            match self.reg_addr.val().index() {
+        if self.bus.re.val() {
+            match self.bus.addr.val().index() {
                 16 => {
                     self.rd.next = bit_cast::<32, 20>(self.target_us.val());
                 }

@@ -131,10 +131,10 @@ impl<const BM: u64> Logic for PieCore<BM> {
         self.ctrl.mtu_we.next = self.regs.mtu_we.val();
 
         // Registers.
-        self.regs.reg_addr.next = self.reg_addr.val();
-        self.regs.reg_wdata.next = self.reg_wdata.val();
-        self.regs.reg_we.next = self.reg_we.val();
-        self.regs.reg_re.next = self.reg_re.val();
+        self.regs.bus.addr.next = self.reg_addr.val();
+        self.regs.bus.wdata.next = self.reg_wdata.val();
+        self.regs.bus.we.next = self.reg_we.val();
+        self.regs.bus.re.next = self.reg_re.val();
         self.regs.ctrl_busy.next = self.ctrl.busy.val();
         self.regs.pkts_in.next = self.ingress.pkts_in.val();
         self.regs.sent_pkts.next = self.egress.sent_pkts.val();
@@ -150,9 +150,9 @@ impl<const BM: u64> Logic for PieCore<BM> {
         self.regs.burst.next = self.egress.burst.val();
         self.regs.prob.next = self.ctrl.prob.val();
         self.regs.prng_state.next = self.prng.state.val();
-        self.reg_rdata.next = self.regs.reg_rdata.val();
-        self.reg_rvalid.next = self.regs.reg_rvalid.val();
-        self.reg_err.next = self.regs.reg_err.val();
+        self.reg_rdata.next = self.regs.bus.rdata.val();
+        self.reg_rvalid.next = self.regs.bus.rvalid.val();
+        self.reg_err.next = self.regs.bus.err.val();
 
         self.idle.next = !self.ingress.busy.val()
             & !self.egress.busy.val()

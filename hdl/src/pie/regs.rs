@@ -11,7 +11,7 @@
 //! strobes in that cycle, and a rejected write pulses `reg_err` the cycle after and changes nothing.
 
 use crate::konst::K;
-use crate::regfront::RegFront;
+use crate::regfront::{RegBus, RegFront};
 use aqm_golden::hw::link::BYTE_TIME_RANGE;
 use aqm_golden::hw::FLAG_RANGE;
 use aqm_golden::pie::consts::ns_to_ticks;
@@ -24,15 +24,7 @@ use rust_hdl::prelude::*;
 pub struct PieRegs<const BM: u64> {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
-    // The bus.
-    pub reg_addr: Signal<In, Bits<8>>,
-    pub reg_wdata: Signal<In, Bits<32>>,
-    pub reg_we: Signal<In, Bit>,
-    pub reg_re: Signal<In, Bit>,
-    pub reg_rdata: Signal<Out, Bits<32>>,
-    pub reg_rvalid: Signal<Out, Bit>,
-    /// Pulses the cycle after a rejected access.
-    pub reg_err: Signal<Out, Bit>,
+    pub bus: RegBus,
     // Read-only sources.
     pub ctrl_busy: Signal<In, Bit>,
     pub pkts_in: Signal<In, Bits<32>>,
@@ -152,19 +144,13 @@ impl<const BM: u64> Logic for PieRegs<BM> {
         );
         self.front.clock.next = self.clock.val();
         self.front.rst.next = self.rst.val();
-        self.front.reg_addr.next = self.reg_addr.val();
-        self.front.reg_wdata.next = self.reg_wdata.val();
-        self.front.reg_we.next = self.reg_we.val();
-        self.front.reg_re.next = self.reg_re.val();
+        RegBus::link(&mut self.bus, &mut self.front.bus);
         self.front.busy.next = self.ctrl_busy.val();
-        self.reg_rdata.next = self.front.reg_rdata.val();
-        self.reg_rvalid.next = self.front.reg_rvalid.val();
-        self.reg_err.next = self.front.reg_err.val();
         self.clear_counters.next = self.front.clear_counters.val();
         self.soft_reset.next = self.front.soft_reset.val();
         // Take the write; us -> ns without a multiplier: x * 1000 = (x * 1024 - x * 16) - x * 8, the first
         // subtraction now and the second when the write is applied (x <= 10^6 fits in 32 bits).
-        self.w_part.d.next = (self.reg_wdata.val() << 10) - (self.reg_wdata.val() << 4);
+        self.w_part.d.next = (self.bus.wdata.val() << 10) - (self.bus.wdata.val() << 4);
         self.us1000.next = self.w_part.q.val() - (self.front.w_data.val() << 3);
         self.wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
             | bit_cast::<64, 32>(self.prob_stage.q.val());
@@ -286,8 +272,8 @@ impl<const BM: u64> Logic for PieRegs<BM> {
 
         self.rd.next = 0.into();
         self.mapped.next = true;
-        if self.reg_re.val() {
-            match self.reg_addr.val().index() {
+        if self.bus.re.val() {
+            match self.bus.addr.val().index() {
                 16 => {
                     self.rd.next = self.target_us_r.q.val();
                 }
