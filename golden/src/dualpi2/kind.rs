@@ -29,26 +29,23 @@ impl CoreParams for DualPi2Params {
 
     fn register_writes(&self, seed: u64) -> Vec<RegWrite> {
         let p = self;
-        let w = |param, addr, value| RegWrite { param, addr, value };
-        let controller = [p.target_us, p.tupdate_us, p.alpha, p.beta];
-        let link_and_seed = (addr::LINK_BYTE_TIME, addr::SEED_LO, run_seed(seed));
         RegWrite::configuration(
-            controller,
-            [
-                w("coupling_factor", addr::K, p.k),
-                w("step_thresh", addr::STEP_US, p.step_us),
-                w("min_qlen_step", addr::MIN_QLEN_STEP, p.min_qlen_step),
-                w("ecn_mask", addr::ECN_MASK, p.ecn_mask),
-                w(
+            [p.target_us, p.tupdate_us, p.alpha, p.beta],
+            &[
+                ("coupling_factor", addr::K, p.k),
+                ("step_thresh", addr::STEP_US, p.step_us),
+                ("min_qlen_step", addr::MIN_QLEN_STEP, p.min_qlen_step),
+                ("ecn_mask", addr::ECN_MASK, p.ecn_mask),
+                (
                     "drop_on_overload",
                     addr::DROP_OVERLOAD,
                     p.drop_overload as u32,
                 ),
-                w("limit", addr::LIMIT, p.limit),
-                w("mtu", addr::MTU, p.mtu),
-                w("classic_protection", addr::C_PROTECTION, p.c_protection),
+                ("limit", addr::LIMIT, p.limit),
+                ("mtu", addr::MTU, p.mtu),
+                ("classic_protection", addr::C_PROTECTION, p.c_protection),
             ],
-            link_and_seed,
+            (addr::LINK_BYTE_TIME, addr::SEED_LO, run_seed(seed)),
         )
     }
 }

@@ -14,12 +14,12 @@ use super::params::{range, rtt_auto_config, DualPi2Params, HARDWARE_PARAMS};
 use crate::dualpi2::consts::{HW_QUEUE_CAPACITY, MAX_PROB};
 use crate::dualpi2::scheduler::initial_credit;
 use crate::hw::link::BYTE_TIME_RANGE;
+use crate::hw::regs::tc_value::{NUMBER, PACKETS, TIME};
 use crate::hw::regs::{
-    capacity_reg, id_reg, ro, rw, status_reg, with_tc, Src, TcAbsent, TcGroup, TcStats, TcValue,
-    XForm, XStat, CONTROL_REG,
+    capacity_reg, id_reg, ro, rw, seed_hi_reg, seed_lo_reg, status_reg, with_tc, Src, TcAbsent,
+    TcGroup, TcStats, TcValue, XForm, XStat, CONTROL_REG,
 };
 use crate::hw::FLAG_RANGE;
-use crate::prng::DEFAULT_SEED;
 
 pub use crate::hw::regs::{Access, RegDef};
 pub use crate::pie::regs::{
@@ -72,9 +72,6 @@ pub mod addr {
 /// Value of the ID register: "DPI2".
 pub const DUALPI2_ID: u32 = 0x4450_4932;
 
-const TIME: TcValue = TcValue::TimeUs { packets: None };
-const NUMBER: TcValue = TcValue::Integer { suffixes: &[] };
-const PACKETS: TcValue = TcValue::Integer { suffixes: &["p"] };
 const HZ: TcValue = TcValue::Hz { scale: 256 };
 
 const H: DualPi2Params = HARDWARE_PARAMS;
@@ -99,8 +96,8 @@ pub const DUALPI2_REGS: &[RegDef] = &[
     with_tc(rw(addr::MTU, "MTU", 11, "bytes", H.mtu, range::MTU, "MTU of the 2*MTU gate, the byte limit and the initial credit"), "mtu", &[], false, "mtu", NUMBER),
     with_tc(rw(addr::C_PROTECTION, "C_PROTECTION", 7, "%", H.c_protection, range::C_PROTECTION, "tc classic_protection: WRR weight wc (wl = 100 - wc)"), "classic_protection", &["c_protection"], true, "c-protection", TcValue::Percent),
     with_tc(rw(addr::LINK_BYTE_TIME, "LINK_BYTE_TIME", 24, "ns/byte, Q16.8", 0, BYTE_TIME_RANGE, "link model: transmission time per byte; 0 = no link model (egress paced by out_ready)"), "link", &[], false, "link", TcValue::LinkRate),
-    with_tc(RegDef { addr: addr::SEED_LO, name: "SEED_LO", access: Access::Rw, width: 64, unit: "", reset: DEFAULT_SEED as u32, range: None, doc: "PRNG state, low half (write: staged); steps once per packet taken off a queue head", tc: None }, "seed", &[], false, "seed", TcValue::U64Pair),
-    RegDef { addr: addr::SEED_HI, name: "SEED_HI", access: Access::Rw, width: 64, unit: "", reset: (DEFAULT_SEED >> 32) as u32, range: None, doc: "PRNG state, high half (write: loads {SEED_HI, staged SEED_LO}; zero rejected)", tc: None },
+    seed_lo_reg(addr::SEED_LO, "PRNG state, low half (write: staged); steps once per packet taken off a queue head"),
+    seed_hi_reg(addr::SEED_HI),
     with_tc(RegDef { addr: addr::PROB, name: "PROB", access: Access::Rw, width: 32, unit: "2^32-1 = 100 %", reset: 0, range: Some((0, MAX_PROB)), doc: "p' (write: rejected while the controller runs; no cap until the next update)", tc: None }, "prob", &[], false, "prob", TcValue::Prob { max: MAX_PROB as u64, pair: false }),
     ro(addr::PKTS_IN_L, "PKTS_IN_L", 32, "packets", "packets queued in L (tc pkts_in_l)"),
     ro(addr::PKTS_IN_C, "PKTS_IN_C", 32, "packets", "packets queued in C (tc pkts_in_c)"),

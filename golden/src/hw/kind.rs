@@ -23,11 +23,11 @@ pub struct RegWrite {
 impl RegWrite {
     /// A core's configuration in write order: the PI controller's four parameters (`controller`:
     /// target and update interval in us, the gains in the registers' units) at the addresses both
-    /// cores share, then the core's `own` writes, then the link model off (`link` is the core's
+    /// cores share, then the core's `own` writes (parameter, address, value), then the link model off (`link` is the core's
     /// LINK_BYTE_TIME) and the 64-bit `seed`, low word at `seed_lo` and high word at the next address.
     pub fn configuration(
         controller: [u32; 4],
-        own: impl IntoIterator<Item = RegWrite>,
+        own: &[(&'static str, u8, u32)],
         (link, seed_lo, seed): (u8, u8, u64),
     ) -> Vec<RegWrite> {
         use super::regs::common_addr::{ALPHA, BETA, TARGET_US, TUPDATE_US};
@@ -45,7 +45,7 @@ impl RegWrite {
         ];
         let write = |(param, addr, value)| RegWrite { param, addr, value };
         let mut writes: Vec<RegWrite> = head.map(write).to_vec();
-        writes.extend(own);
+        writes.extend(own.iter().copied().map(write));
         writes.extend(tail.map(write));
         writes
     }

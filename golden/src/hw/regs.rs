@@ -5,6 +5,7 @@
 //! `tc` column of `hdl/REGISTERS.md`, come from these rows; the tc options a core does not have are
 //! listed with the reason ([`TcAbsent`]).
 
+use crate::prng::DEFAULT_SEED;
 use crate::units::{
     format_duration, format_rate, parse_duration_ns, parse_percent, parse_rate_bps, UnitError,
 };
@@ -534,6 +535,49 @@ pub const CONTROL_REG: RegDef = RegDef {
         "bit 0: reset the core (state and parameters); bit 1: clear the counters",
     )
 };
+
+/// SEED_LO: the PRNG state's low half (write: staged), with tc word `seed` (`doc` may say more).
+pub const fn seed_lo_reg(addr: u8, doc: &'static str) -> RegDef {
+    let d = RegDef {
+        addr,
+        name: "SEED_LO",
+        access: Access::Rw,
+        width: 64,
+        unit: "",
+        reset: DEFAULT_SEED as u32,
+        range: None,
+        doc,
+        tc: None,
+    };
+    with_tc(d, "seed", &[], false, "seed", TcValue::U64Pair)
+}
+
+/// SEED_HI: the PRNG state's high half; a write loads {SEED_HI, staged SEED_LO}, and zero (a fixed point
+/// of the generator) is rejected.
+pub const fn seed_hi_reg(addr: u8) -> RegDef {
+    RegDef {
+        addr,
+        name: "SEED_HI",
+        access: Access::Rw,
+        width: 64,
+        unit: "",
+        reset: (DEFAULT_SEED >> 32) as u32,
+        range: None,
+        doc: "PRNG state, high half (write: loads {SEED_HI, staged SEED_LO}; zero rejected)",
+        tc: None,
+    }
+}
+
+/// The tc value kinds both maps use.
+pub mod tc_value {
+    use super::TcValue;
+    /// A time in us with tc's units (`15ms`).
+    pub const TIME: TcValue = TcValue::TimeUs { packets: None };
+    /// A plain whole number.
+    pub const NUMBER: TcValue = TcValue::Integer { suffixes: &[] };
+    /// A number of packets (`100` or `100p`).
+    pub const PACKETS: TcValue = TcValue::Integer { suffixes: &["p"] };
+}
 
 /// The CAPACITY register: how many descriptors a queue holds (`doc` says which queue).
 pub const fn capacity_reg(capacity: u32, doc: &'static str) -> RegDef {

@@ -20,19 +20,16 @@ pub static PIE_CORE: PieKind = PieKind;
 impl CoreParams for PieParams {
     fn register_writes(&self, seed: u64) -> Vec<RegWrite> {
         let p = self;
-        let w = |param, addr, value| RegWrite { param, addr, value };
-        let controller = [p.target_us, p.tupdate_us, p.alpha, p.beta];
-        let link_and_seed = (addr::LINK_BYTE_TIME, addr::SEED_LO, run_seed(seed));
         RegWrite::configuration(
-            controller,
-            [
-                w("limit", addr::LIMIT, p.limit),
-                w("ecn", addr::ECN, p.ecn as u32),
-                w("bytemode", addr::BYTEMODE, p.bytemode as u32),
-                w("mtu", addr::MTU, p.mtu),
-                w("burst", addr::MAX_BURST_US, p.max_burst_us),
+            [p.target_us, p.tupdate_us, p.alpha, p.beta],
+            &[
+                ("limit", addr::LIMIT, p.limit),
+                ("ecn", addr::ECN, p.ecn as u32),
+                ("bytemode", addr::BYTEMODE, p.bytemode as u32),
+                ("mtu", addr::MTU, p.mtu),
+                ("burst", addr::MAX_BURST_US, p.max_burst_us),
             ],
-            link_and_seed,
+            (addr::LINK_BYTE_TIME, addr::SEED_LO, run_seed(seed)),
         )
     }
 }

@@ -10,12 +10,12 @@
 use super::consts::{us_to_ticks, MAX_PROB};
 use super::params::{range, PieParams, DEFAULT_PARAMS};
 use crate::hw::link::BYTE_TIME_RANGE;
+use crate::hw::regs::tc_value::{NUMBER, PACKETS, TIME};
 use crate::hw::regs::{
-    capacity_reg, id_reg, ro, rw, status_reg, with_tc, Src, TcAbsent, TcStats, TcValue, XForm,
-    XStat, CONTROL_REG,
+    capacity_reg, id_reg, ro, rw, seed_hi_reg, seed_lo_reg, status_reg, with_tc, Src, TcAbsent,
+    TcStats, TcValue, XForm, XStat, CONTROL_REG,
 };
 use crate::hw::FLAG_RANGE;
-use crate::prng::DEFAULT_SEED;
 
 pub use crate::hw::regs::{Access, RegDef};
 
@@ -64,9 +64,6 @@ const fn tc(d: RegDef, word: &'static str, in_tc: bool, value: TcValue) -> RegDe
     with_tc(d, word, &[], in_tc, word, value)
 }
 
-const TIME: TcValue = TcValue::TimeUs { packets: None };
-const NUMBER: TcValue = TcValue::Integer { suffixes: &[] };
-
 const D: PieParams = DEFAULT_PARAMS;
 
 /// The map, in address order.
@@ -80,14 +77,14 @@ pub const PIE_REGS: &[RegDef] = &[
     tc(rw(addr::TUPDATE_US, "TUPDATE_US", 32, "us", D.tupdate_us, range::TUPDATE_US, "tc tupdate"), "tupdate", true, TIME),
     tc(rw(addr::ALPHA, "ALPHA", 6, "1/16 Hz", D.alpha, range::GAIN, "tc alpha"), "alpha", true, NUMBER),
     tc(rw(addr::BETA, "BETA", 6, "1/16 Hz", D.beta, range::GAIN, "tc beta"), "beta", true, NUMBER),
-    tc(rw(addr::LIMIT, "LIMIT", 11, "packets", D.limit, range::LIMIT, "tc limit"), "limit", true, TcValue::Integer { suffixes: &["p"] }),
+    tc(rw(addr::LIMIT, "LIMIT", 11, "packets", D.limit, range::LIMIT, "tc limit"), "limit", true, PACKETS),
     tc(rw(addr::ECN, "ECN", 1, "", 0, FLAG_RANGE, "tc ecn: mark ECN-capable packets while prob <= 10 %"), "ecn", true, TcValue::Flag { off: "noecn", show_off: false, json: None }),
     tc(rw(addr::BYTEMODE, "BYTEMODE", 1, "", 0, FLAG_RANGE, "tc bytemode (0 only in a core built without the bytemode multiplier, PIE_LITE)"), "bytemode", true, TcValue::Flag { off: "nobytemode", show_off: false, json: None }),
     tc(rw(addr::MTU, "MTU", 11, "bytes", D.mtu, range::MTU, "MTU of the 2*MTU bypass and of bytemode"), "mtu", false, NUMBER),
     tc(rw(addr::MAX_BURST_US, "MAX_BURST_US", 32, "us", D.max_burst_us, range::MAX_BURST_US, "burst allowance of a new measurement cycle"), "burst", false, TIME),
     tc(rw(addr::LINK_BYTE_TIME, "LINK_BYTE_TIME", 24, "ns/byte, Q16.8", 0, BYTE_TIME_RANGE, "link model: transmission time per byte; 0 = no link model (egress paced by out_ready)"), "link", false, TcValue::LinkRate),
-    tc(RegDef { addr: addr::SEED_LO, name: "SEED_LO", access: Access::Rw, width: 64, unit: "", reset: DEFAULT_SEED as u32, range: None, doc: "PRNG state, low half (write: staged)", tc: None }, "seed", false, TcValue::U64Pair),
-    RegDef { addr: addr::SEED_HI, name: "SEED_HI", access: Access::Rw, width: 64, unit: "", reset: (DEFAULT_SEED >> 32) as u32, range: None, doc: "PRNG state, high half (write: loads {SEED_HI, staged SEED_LO}; zero rejected)", tc: None },
+    seed_lo_reg(addr::SEED_LO, "PRNG state, low half (write: staged)"),
+    seed_hi_reg(addr::SEED_HI),
     tc(RegDef { addr: addr::PROB_LO, name: "PROB_LO", access: Access::Rw, width: 56, unit: "2^56-1 = 100 %", reset: 0, range: None, doc: "drop probability, low half (write: staged)", tc: None }, "prob", false, TcValue::Prob { max: MAX_PROB, pair: true }),
     RegDef { addr: addr::PROB_HI, name: "PROB_HI", access: Access::Rw, width: 56, unit: "2^56-1 = 100 %", reset: 0, range: None, doc: "drop probability, high half (write: loads both; rejected above 100 % or while the controller runs)", tc: None },
     ro(addr::PKTS_IN, "PKTS_IN", 32, "packets", "descriptors judged (tc pkts_in)"),
