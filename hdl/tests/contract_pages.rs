@@ -36,43 +36,50 @@ struct Page {
     constants: &'static [(&'static str, u64)],
 }
 
-const PIE_PAGE: Page = Page {
-    file: "hdl/PIE-CORE.md",
-    text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/PIE-CORE.md")),
-    module: "golden/src/pie/core/mod.rs",
-    module_src: include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../golden/src/pie/core/mod.rs"
-    )),
-    constants: &[
-        ("VERDICT_LATENCY", VERDICT_LATENCY),
-        ("BYTEMODE_HOLD", BYTEMODE_HOLD),
-        ("UPDATE_CYCLES", UPDATE_CYCLES),
-        ("RECOMPUTE_CYCLES", RECOMPUTE_CYCLES),
-        ("TX_CYCLES", TX_CYCLES),
-        ("TIME_BITS", TIME_BITS as u64),
-        ("FIRST_UPDATE_NS", FIRST_UPDATE_NS),
-        ("CAPACITY", CAPACITY as u64),
-    ],
-};
+/// `page!("PAGE.md", "golden module path", [NAME, NAME = value, ...])`: the page beside this crate, the
+/// golden module under golden/src, and each constant by its name (its value the constant of that name in
+/// scope, or the one given).
+macro_rules! page {
+    ($page:literal, $module:literal, [$($name:ident $(= $value:expr)?),* $(,)?]) => {
+        Page {
+            file: concat!("hdl/", $page),
+            text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", $page)),
+            module: concat!("golden/src/", $module),
+            module_src: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../golden/src/", $module)),
+            constants: &[$((stringify!($name), page!(@value $name $($value)?) as u64)),*],
+        }
+    };
+    (@value $name:ident) => { $name };
+    (@value $name:ident $value:expr) => { $value };
+}
 
-const DUALPI2_PAGE: Page = Page {
-    file: "hdl/DUALPI2-CORE.md",
-    text: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/DUALPI2-CORE.md")),
-    module: "golden/src/dualpi2/core/mod.rs",
-    module_src: include_str!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../golden/src/dualpi2/core/mod.rs"
-    )),
-    constants: &[
-        ("VERDICT_LATENCY", d2::VERDICT_LATENCY),
-        ("UPDATE_CYCLES", d2::UPDATE_CYCLES),
-        ("RECOMPUTE_CYCLES", d2::RECOMPUTE_CYCLES),
-        ("PARAM_CYCLES", d2::PARAM_CYCLES),
-        ("TX_CYCLES", aqm_golden::dualpi2::core::TX_CYCLES),
-        ("HW_QUEUE_CAPACITY", d2::HW_QUEUE_CAPACITY as u64),
-    ],
-};
+const PIE_PAGE: Page = page!(
+    "PIE-CORE.md",
+    "pie/core/mod.rs",
+    [
+        VERDICT_LATENCY,
+        BYTEMODE_HOLD,
+        UPDATE_CYCLES,
+        RECOMPUTE_CYCLES,
+        TX_CYCLES,
+        TIME_BITS,
+        FIRST_UPDATE_NS,
+        CAPACITY,
+    ]
+);
+
+const DUALPI2_PAGE: Page = page!(
+    "DUALPI2-CORE.md",
+    "dualpi2/core/mod.rs",
+    [
+        VERDICT_LATENCY = d2::VERDICT_LATENCY,
+        UPDATE_CYCLES = d2::UPDATE_CYCLES,
+        RECOMPUTE_CYCLES = d2::RECOMPUTE_CYCLES,
+        PARAM_CYCLES = d2::PARAM_CYCLES,
+        TX_CYCLES = aqm_golden::dualpi2::core::TX_CYCLES,
+        HW_QUEUE_CAPACITY = d2::HW_QUEUE_CAPACITY,
+    ]
+);
 
 fn is_constant_name(s: &str) -> bool {
     s.len() > 1
