@@ -22,13 +22,10 @@ fn dualpi2(cfg: StimulusConfig) -> StimulusConfig {
     }
 }
 
-/// Mixed L and C traffic slightly above a paced link's rate: the controller, both queues, the WRR, the
-/// step marker and the coupled marks all at work.
-#[test]
-fn mixed_traffic_on_a_paced_link() {
-    let mut setup = dualpi2_setup(1_000, 500, 7 << 8, 1024, 1, true, 2, 200);
-    setup.push((addr::C_PROTECTION, 25));
-    let cfg = dualpi2(StimulusConfig {
+/// L and C traffic in bursts of up to 4 at 8 % of the cycles, `out_ready` high, no register traffic,
+/// resets or jumps, after `setup`.
+fn mixed_traffic(setup: Vec<(u8, u32)>) -> StimulusConfig {
+    dualpi2(StimulusConfig {
         ns_per_cycle: 1_000,
         arrival_pct: 8,
         max_burst: 4,
@@ -38,7 +35,36 @@ fn mixed_traffic_on_a_paced_link() {
         jump_every: 0,
         setup,
         ..StimulusConfig::default()
-    });
+    })
+}
+
+/// Probabilities forced up to 100 % every `force_every` cycles, 2 us per cycle, after `setup`.
+fn forced_overload(
+    arrival_pct: u32,
+    ready_pct: u32,
+    setup: Vec<(u8, u32)>,
+    force_every: u32,
+) -> StimulusConfig {
+    dualpi2(StimulusConfig {
+        ns_per_cycle: 2_000,
+        arrival_pct,
+        ready_pct,
+        reg_pct: 0,
+        reset_every: 0,
+        setup,
+        force_prob_every: force_every,
+        force_prob_max: u32::MAX as u64,
+        ..StimulusConfig::default()
+    })
+}
+
+/// Mixed L and C traffic slightly above a paced link's rate: the controller, both queues, the WRR, the
+/// step marker and the coupled marks all at work.
+#[test]
+fn mixed_traffic_on_a_paced_link() {
+    let mut setup = dualpi2_setup(1_000, 500, 7 << 8, 1024, 1, true, 2, 200);
+    setup.push((addr::C_PROTECTION, 25));
+    let cfg = mixed_traffic(setup);
     let (s, c) = check("vl_d2_mixed", 21, cfg, 250_000);
     assert!(
         c.updates > 200 && c.picks_l > 1000 && c.picks_c > 1000,
@@ -62,18 +88,10 @@ fn mixed_traffic_on_a_paced_link() {
 /// about 100; sojourns, step marks and link times are compared on both sides.
 #[test]
 fn mixed_traffic_through_the_wrap_of_the_40_bit_time() {
-    let cfg = dualpi2(StimulusConfig {
-        ns_per_cycle: 1_000,
-        arrival_pct: 8,
-        max_burst: 4,
-        ready_pct: 100,
-        reg_pct: 0,
-        reset_every: 0,
-        jump_every: 0,
+    let cfg = StimulusConfig {
         start_ns: (1u64 << 41) - 100_000_000,
-        setup: dualpi2_setup(1_000, 500, 7 << 8, 1024, 1, true, 2, 200),
-        ..StimulusConfig::default()
-    });
+        ..mixed_traffic(dualpi2_setup(1_000, 500, 7 << 8, 1024, 1, true, 2, 200))
+    };
     let (s, c) = check("vl_d2_wrap", 23, cfg, 200_000);
     assert!(
         c.updates > 180 && c.picks_l > 1000 && c.picks_c > 1000,
@@ -88,17 +106,8 @@ fn mixed_traffic_through_the_wrap_of_the_40_bit_time() {
 /// Forced probabilities up to 100 % with k = 2: overload, where L packets are dropped with p'^2.
 #[test]
 fn overload_drops_l_packets_with_drop_overload() {
-    let cfg = dualpi2(StimulusConfig {
-        ns_per_cycle: 2_000,
-        arrival_pct: 20,
-        ready_pct: 60,
-        reg_pct: 0,
-        reset_every: 0,
-        setup: dualpi2_setup(100_000, 15_000, 0, 1024, 3, true, 2, 1_000),
-        force_prob_every: 2_000,
-        force_prob_max: u32::MAX as u64,
-        ..StimulusConfig::default()
-    });
+    let setup = dualpi2_setup(100_000, 15_000, 0, 1024, 3, true, 2, 1_000);
+    let cfg = forced_overload(20, 60, setup, 2_000);
     let (s, c) = check("vl_d2_overload", 22, cfg, 200_000);
     assert!(
         c.drops_by(Rule::Overload) > 100 && c.marks_by(Rule::Overload) > 100,
@@ -113,17 +122,8 @@ fn overload_drops_l_packets_with_drop_overload() {
 /// drop_overload off: p' is capped at MAX / k at each update and L packets in overload are marked.
 #[test]
 fn overload_without_drop_overload_marks_and_caps() {
-    let cfg = dualpi2(StimulusConfig {
-        ns_per_cycle: 2_000,
-        arrival_pct: 25,
-        ready_pct: 30,
-        reg_pct: 0,
-        reset_every: 0,
-        setup: dualpi2_setup(10_000, 1, 0, 1024, 1, false, 3, 1_000),
-        force_prob_every: 1_500,
-        force_prob_max: u32::MAX as u64,
-        ..StimulusConfig::default()
-    });
+    let setup = dualpi2_setup(10_000, 1, 0, 1024, 1, false, 3, 1_000);
+    let cfg = forced_overload(25, 30, setup, 1_500);
     let (s, c) = check("vl_d2_no_drop_overload", 23, cfg, 200_000);
     assert!(
         c.caps > 10 && c.marks_by(Rule::Overload) > 100,
