@@ -15,6 +15,8 @@
 //            no departure from a queue whose count is 0, each count <= HW_QUEUE_CAPACITY = 512, and no
 //            stall: with out_ready high and packets queued, a packet leaves within 2 cycles of being
 //            counted (pick, decide, out)
+//   FIFO     per queue: a tracked enqueued packet leaves its queue (sent or dropped) after exactly the
+//            packets enqueued into that queue before it, with its tag
 //   REGS     one register (ID, CAPACITY or a parameter 0x10-0x1C) read back: its reset value after reset,
 //            an accepted write's value from w+PARAM_CYCLES (40), unchanged by a rejected write
 //   COVER    verdicts into L and into C; a departure (COVER_DEEP: a tail drop, after a LIMIT write)
@@ -23,15 +25,22 @@
 //   MUT_VERDICT_DROP     the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)
 //   MUT_NOTECT_L         the harness sees verdict_queue 1 for tag 16'h0010 (breaks NOTECT)
 //   MUT_QUEUE_PHANTOM    the harness misses the enqueue verdict of tag 16'h5A5A (breaks QUEUE)
+//   MUT_FIFO_SWAP        the harness sees bit 2 of out_tag flipped when the tag is 16'h0007 (breaks FIFO)
 //   MUT_REGS_EARLY       the harness expects an accepted write from w+3, not w+40 (breaks REGS)
 //   MUT_REGS_IGNORE_ERR  the harness treats a rejected write as accepted (breaks REGS, from depth 43)
 module dualpi2_core_props (
 `include "core_inputs.svh"
+    ,
+    input wire track
 );
 `define CORE_MODULE dualpi2_core
 `include "core_dut.svh"
 
+`ifdef MUT_FIFO_SWAP
+  wire [15:0] out_tag = out_tag_dut ^ {13'd0, out_tag_dut == 16'h0007, 2'd0};
+`else
   wire [15:0] out_tag = out_tag_dut;
+`endif
 `ifdef MUT_NOTECT_L
   wire verdict_queue = vq_dut || vv_dut && vtag_dut == 16'h0010;
 `else
@@ -98,6 +107,34 @@ module dualpi2_core_props (
     if (out_valid) assert (out_queue ? q_l != 12'd0 : q_c != 12'd0);
     assert (q_l <= 12'd512 && q_c <= 12'd512);
     assert (wait_n <= 4'd2);
+  end
+`endif
+
+`ifdef FIFO
+  // The tracked packet: its queue, its tag and how many of that queue's packets are ahead of it.
+  reg f_on = 1'b0, f_done = 1'b0, f_q = 1'b0;
+  reg [15:0] f_tag = 16'd0;
+  reg [11:0] f_ahead = 12'd0;
+  wire [11:0] f_count = f_q ? q_l : q_c;
+  always @(posedge clock) begin
+    if (init) begin
+      f_on <= 1'b0;
+      f_done <= 1'b0;
+    end else if (!f_on && !f_done && enq && track) begin
+      f_on <= 1'b1;
+      f_q <= verdict_queue;
+      f_tag <= verdict_tag;
+      f_ahead <= (verdict_queue ? q_l : q_c) - {11'd0, departure && out_queue == verdict_queue};
+    end else if (f_on && departure && out_queue == f_q) begin
+      if (f_ahead == 12'd0) begin
+        f_on <= 1'b0;
+        f_done <= 1'b1;
+      end else f_ahead <= f_ahead - 12'd1;
+    end
+  end
+  always @(*) if (!init && f_on) begin
+    assert (f_ahead < f_count);
+    if (out_valid && out_queue == f_q && f_ahead == 12'd0) assert (out_tag == f_tag);
   end
 `endif
 
