@@ -17,6 +17,11 @@
 //            counted (pick, decide, out)
 //   FIFO     per queue: a tracked enqueued packet leaves its queue (sent or dropped) after exactly the
 //            packets enqueued into that queue before it, with its tag
+//   SEED     the PRNG state, read as SEED_LO and SEED_HI, is never zero, whatever the seed writes
+//   COUNTERS one counter (PKTS_IN_L/C, SENT_PKTS_L/C, DROPPED_ENQ_L/C, DROPPED_AQM_L/C) read back
+//            equals the count of its events since reset or the last CONTROL clear, 32 bits wrapping:
+//            verdicts count from their verdict cycle, departures (sent or dropped) from the first cycle
+//            their out_valid is high; a clear of cycle w empties it at the edge of w+1 and wins there
 //   REGS     one register (ID, CAPACITY or a parameter 0x10-0x1C) read back: its reset value after reset,
 //            an accepted write's value from w+PARAM_CYCLES (40), unchanged by a rejected write
 //   COVER    verdicts into L and into C; a departure (COVER_DEEP: a tail drop, after a LIMIT write)
@@ -26,6 +31,7 @@
 //   MUT_NOTECT_L         the harness sees verdict_queue 1 for tag 16'h0010 (breaks NOTECT)
 //   MUT_QUEUE_PHANTOM    the harness misses the enqueue verdict of tag 16'h5A5A (breaks QUEUE)
 //   MUT_FIFO_SWAP        the harness sees bit 2 of out_tag flipped when the tag is 16'h0007 (breaks FIFO)
+//   MUT_CLEAR_LATE       the harness applies a counter clear one edge late (breaks COUNTERS)
 //   MUT_REGS_EARLY       the harness expects an accepted write from w+3, not w+40 (breaks REGS)
 //   MUT_REGS_IGNORE_ERR  the harness treats a rejected write as accepted (breaks REGS, from depth 43)
 module dualpi2_core_props (
@@ -136,6 +142,27 @@ module dualpi2_core_props (
     assert (f_ahead < f_count);
     if (out_valid && out_queue == f_q && f_ahead == 12'd0) assert (out_tag == f_tag);
   end
+`endif
+
+`ifdef SEED
+`define SEED_LO_ADDR 8'h1D
+`include "seed_check.svh"
+`endif
+
+`ifdef COUNTERS
+  (* anyconst *) reg [7:0] C;
+  always @(*) assume (C >= 8'h20 && C <= 8'h23 || C >= 8'h28 && C <= 8'h2B);
+  // A packet's egress counters change when it is decided, visible in the first cycle of its out_valid.
+  reg hold = 1'b0;
+  always @(posedge clock) hold <= out_valid && !out_ready && !init;
+  wire shown = out_valid && !hold;
+  wire vq = verdict_queue == !C[0];
+  wire oq = out_queue == !C[0];
+  wire ev = C[3] == 1'b0 && C[1] == 1'b0 ? verdict_valid && verdict_code == 2'd0 && vq
+          : C[3] == 1'b0 ? shown && !out_drop && oq
+          : C[1] == 1'b0 ? verdict_valid && verdict_code == 2'd3 && vq
+          : shown && out_drop && oq;
+`include "counters_check.svh"
 `endif
 
 `ifdef REGS

@@ -18,6 +18,11 @@
 //   FIFO     a tracked enqueued packet leaves after exactly the packets enqueued before it, with its tag
 //   REGS     one register (any of ID, CONTROL, CAPACITY, 0x10-0x19) read back: its reset value after
 //            reset, an accepted write's value from w+2, unchanged by a rejected write
+//   SEED     the PRNG state, read as SEED_LO and SEED_HI, is never zero, whatever the seed writes
+//   COUNTERS one counter (PKTS_IN, SENT_PKTS, DROPPED, OVERLIMIT, ECN_MARK) read back equals the count
+//            of its events since reset or the last CONTROL clear, 32 bits wrapping: verdicts (of its
+//            codes) count at the edge of stage V, so from their verdict cycle; departures from two cycles
+//            later; a clear of cycle w empties it at the edge of w+1 and wins over an increment there
 //   INREADY  (BYTEMODE writes allowed) in_ready is low for at most BYTEMODE_HOLD - 1 = 13 cycles in a
 //            row: ingress never deadlocks; accepted - verdicts stays within 0 ... 5
 //   COVER    verdict codes 0 (enqueued) and 3 (tail drop, after a LIMIT write); a departure. Codes 1
@@ -27,6 +32,7 @@
 //   MUT_VERDICT_DROP  the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)
 //   MUT_QUEUE_PHANTOM the harness sees an extra departure of a packet tagged 16'h5A5A (breaks QUEUE)
 //   MUT_FIFO_SWAP     the harness sees bit 0 of out_tag flipped when the tag is 16'h0003 (breaks FIFO)
+//   MUT_CLEAR_LATE    the harness applies a counter clear one edge late (breaks COUNTERS)
 //   MUT_INREADY_LATE  the harness sees in_ready rise one cycle late (breaks INREADY: 14 cycles low)
 //   MUT_REGS_IGNORE_ERR the harness treats a rejected write as accepted (breaks REGS)
 module pie_core_props (
@@ -143,6 +149,28 @@ module pie_core_props (
 `include "pie_core_resets.svh"
 `define REGS_APPLY 0
 `include "regs_check.svh"
+`endif
+
+`ifdef SEED
+`define SEED_LO_ADDR 8'h1A
+`include "seed_check.svh"
+`endif
+
+`ifdef COUNTERS
+  (* anyconst *) reg [7:0] C;
+  always @(*) assume (C == 8'h20 || C == 8'h21 || C == 8'h24 || C == 8'h25 || C == 8'h26);
+  // The event that counter C counts in cycle c (a departure counts two cycles after it).
+  reg dep1 = 1'b0, dep2 = 1'b0;
+  always @(posedge clock) begin
+    dep1 <= departure && !init;
+    dep2 <= dep1;
+  end
+  wire ev = C == 8'h20 ? verdict_valid
+          : C == 8'h21 ? dep2
+          : C == 8'h24 ? verdict_valid && verdict_code[1]
+          : C == 8'h25 ? verdict_valid && verdict_code == 2'd3
+          : verdict_valid && verdict_code == 2'd1;
+`include "counters_check.svh"
 `endif
 
 `ifdef INREADY
