@@ -117,31 +117,8 @@ module dualpi2_core_props (
 `endif
 
 `ifdef FIFO
-  // The tracked packet: its queue, its tag and how many of that queue's packets are ahead of it.
-  reg f_on = 1'b0, f_done = 1'b0, f_q = 1'b0;
-  reg [15:0] f_tag = 16'd0;
-  reg [11:0] f_ahead = 12'd0;
-  wire [11:0] f_count = f_q ? q_l : q_c;
-  always @(posedge clock) begin
-    if (init) begin
-      f_on <= 1'b0;
-      f_done <= 1'b0;
-    end else if (!f_on && !f_done && enq && track) begin
-      f_on <= 1'b1;
-      f_q <= verdict_queue;
-      f_tag <= verdict_tag;
-      f_ahead <= (verdict_queue ? q_l : q_c) - {11'd0, departure && out_queue == verdict_queue};
-    end else if (f_on && departure && out_queue == f_q) begin
-      if (f_ahead == 12'd0) begin
-        f_on <= 1'b0;
-        f_done <= 1'b1;
-      end else f_ahead <= f_ahead - 12'd1;
-    end
-  end
-  always @(*) if (!init && f_on) begin
-    assert (f_ahead < f_count);
-    if (out_valid && out_queue == f_q && f_ahead == 12'd0) assert (out_tag == f_tag);
-  end
+  wire [11:0] count0 = q_c, count1 = q_l;
+`include "fifo_check.svh"
 `endif
 
 `ifdef SEED
@@ -156,12 +133,13 @@ module dualpi2_core_props (
   reg hold = 1'b0;
   always @(posedge clock) hold <= out_valid && !out_ready && !init;
   wire shown = out_valid && !hold;
+  // Even addresses count L (queue 1), odd ones C.
   wire vq = verdict_queue == !C[0];
   wire oq = out_queue == !C[0];
-  wire ev = C[3] == 1'b0 && C[1] == 1'b0 ? verdict_valid && verdict_code == 2'd0 && vq
-          : C[3] == 1'b0 ? shown && !out_drop && oq
-          : C[1] == 1'b0 ? verdict_valid && verdict_code == 2'd3 && vq
-          : shown && out_drop && oq;
+  wire ev = C == 8'h20 || C == 8'h21 ? verdict_valid && verdict_code == 2'd0 && vq  // PKTS_IN_L/C
+          : C == 8'h22 || C == 8'h23 ? shown && !out_drop && oq                     // SENT_PKTS_L/C
+          : C == 8'h28 || C == 8'h29 ? verdict_valid && verdict_code == 2'd3 && vq  // DROPPED_ENQ_L/C
+          : shown && out_drop && oq;                                                // DROPPED_AQM_L/C
 `include "counters_check.svh"
 `endif
 

@@ -116,28 +116,8 @@ module pie_core_props (
 `endif
 
 `ifdef FIFO
-  reg f_on = 1'b0, f_done = 1'b0;
-  reg [15:0] f_tag = 16'd0;
-  reg [11:0] f_ahead = 12'd0;
-  always @(posedge clock) begin
-    if (init) begin
-      f_on <= 1'b0;
-      f_done <= 1'b0;
-    end else if (!f_on && !f_done && enq && track) begin
-      f_on <= 1'b1;
-      f_tag <= verdict_tag;
-      f_ahead <= q - {11'd0, departure};
-    end else if (f_on && departure) begin
-      if (f_ahead == 12'd0) begin
-        f_on <= 1'b0;
-        f_done <= 1'b1;
-      end else f_ahead <= f_ahead - 12'd1;
-    end
-  end
-  always @(*) if (!init && f_on) begin
-    assert (f_ahead < q);
-    if (out_valid && f_ahead == 12'd0) assert (out_tag == f_tag);
-  end
+  wire [11:0] count0 = q, count1 = 12'd0;
+`include "fifo_check.svh"
 `endif
 
 `ifdef REGS
