@@ -1,5 +1,6 @@
-//! The AQM cores in rust-hdl: the descriptor queue, link model, random generator and register front they share, the PIE core
-//! (`pie`), the DualPI2 core (`dualpi2`), Verilog emission (`emit`) and the external checks of the emitted Verilog (`synth`).
+//! The AQM cores in rust-hdl: what they share (the descriptor queue, link model, random generator, their
+//! ports and register front), the PIE core (`pie`), the DualPI2 core (`dualpi2`), Verilog emission
+//! (`emit`) and the external checks of the emitted Verilog (`synth`).
 //!
 //! The cycle-by-cycle contract between each core, its golden model and the Verilated RTL is a page beside
 //! this crate: `hdl/PIE-CORE.md` and `hdl/DUALPI2-CORE.md`, kept in sync with the golden timing constants

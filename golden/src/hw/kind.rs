@@ -23,8 +23,8 @@ pub struct RegWrite {
 impl RegWrite {
     /// A core's configuration in write order: the PI controller's four parameters (`controller`:
     /// target and update interval in us, the gains in the registers' units) at the addresses both
-    /// cores share, then the core's `own` writes (parameter, address, value), then the link model off (`link` is the core's
-    /// LINK_BYTE_TIME) and the 64-bit `seed`, low word at `seed_lo` and high word at the next address.
+    /// cores share, then the core's `own` writes (parameter, address, value), then the link model off
+    /// (`link` is the core's LINK_BYTE_TIME) and the 64-bit `seed`, low word at `seed_lo` and high word at the next address.
     pub fn configuration(
         controller: [u32; 4],
         own: &[(&'static str, u8, u32)],

@@ -502,7 +502,6 @@ pub fn check_tc_words(regs: &'static [RegDef]) -> Result<(), String> {
     Ok(())
 }
 
-/// A read-write parameter register with a range (its tc option added by [`with_tc`]).
 impl RegDef {
     /// The same register with another reset value (a read-only register that does not read 0 after
     /// reset).
@@ -535,6 +534,11 @@ pub const CONTROL_REG: RegDef = RegDef {
         "bit 0: reset the core (state and parameters); bit 1: clear the counters",
     )
 };
+
+/// The CAPACITY register: how many descriptors a queue holds (`doc` says which queue).
+pub const fn capacity_reg(capacity: u32, doc: &'static str) -> RegDef {
+    ro(common_addr::CAPACITY, "CAPACITY", 32, "packets", doc).reset_to(capacity)
+}
 
 /// SEED_LO: the PRNG state's low half (write: staged), with tc word `seed` (`doc` may say more).
 pub const fn seed_lo_reg(addr: u8, doc: &'static str) -> RegDef {
@@ -579,11 +583,7 @@ pub mod tc_value {
     pub const PACKETS: TcValue = TcValue::Integer { suffixes: &["p"] };
 }
 
-/// The CAPACITY register: how many descriptors a queue holds (`doc` says which queue).
-pub const fn capacity_reg(capacity: u32, doc: &'static str) -> RegDef {
-    ro(common_addr::CAPACITY, "CAPACITY", 32, "packets", doc).reset_to(capacity)
-}
-
+/// A read-write parameter register with a range (its tc option added by [`with_tc`]).
 pub const fn rw(
     addr: u8,
     name: &'static str,

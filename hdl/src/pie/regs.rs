@@ -1,9 +1,9 @@
 //! PIE's register file: parameters in tc's units with range checks, and the read mux over the state and
-//! counters, behind the shared [`RegFront`] (bus, ID / STATUS / CONTROL / CAPACITY, errors). The map itself (addresses, ranges, reset values) is `aqm_golden::pie::regs::PIE_REGS`; the
-//! addresses below are decimal literals because `#[hdl_gen]` matches only on literals (and emits them
-//! verbatim into Verilog `case` labels), and the register map check (`aqm_golden::hw::regcheck`, run on
-//! this block by hdl/tests/regmap.rs) checks every entry of that table against it; the ranges are the
-//! golden constants.
+//! counters, behind the shared [`RegFront`] (bus, ID / STATUS / CONTROL / CAPACITY, errors). The map
+//! itself (addresses, ranges, reset values) is `aqm_golden::pie::regs::PIE_REGS`; the addresses below are
+//! decimal literals because `#[hdl_gen]` matches only on literals (and emits them verbatim into Verilog
+//! `case` labels), and the register map check (`aqm_golden::hw::regcheck`, run on this block by
+//! hdl/tests/regmap.rs) checks every entry of that table against it; the ranges are the golden constants.
 //!
 //! A read returns `reg_rdata` with `reg_rvalid` the cycle after `reg_re`. A write is taken into a
 //! register and applied in the following cycle (so that the us -> ns conversion is two short adders in

@@ -16,7 +16,7 @@ use std::path::Path;
 pub trait Golden: ClockedCore {
     type Coverage;
     fn new() -> Self;
-    fn coverage(self) -> Self::Coverage;
+    fn into_coverage(self) -> Self::Coverage;
 }
 
 impl Golden for PieCoreModel {
@@ -24,7 +24,7 @@ impl Golden for PieCoreModel {
     fn new() -> Self {
         PieCoreModel::new()
     }
-    fn coverage(self) -> PieCoverage {
+    fn into_coverage(self) -> PieCoverage {
         self.coverage
     }
 }
@@ -34,7 +34,7 @@ impl Golden for DualPi2CoreModel {
     fn new() -> Self {
         DualPi2CoreModel::new()
     }
-    fn coverage(self) -> DualPi2Coverage {
+    fn into_coverage(self) -> DualPi2Coverage {
         self.coverage
     }
 }
@@ -53,8 +53,8 @@ pub fn check<M: Golden>(
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let stats = agree(&mut golden, beside, name, (seed, cfg), cycles, dir)
         .unwrap_or_else(|e| panic!("{e}"));
-    eprintln!("{name}: {stats:?}\n  {:?}", ClockedCore::coverage(&golden));
-    (stats, golden.coverage())
+    eprintln!("{name}: {stats:?}\n  {:?}", golden.coverage());
+    (stats, golden.into_coverage())
 }
 
 /// PIE, ECN marking while prob is low: the link model off and out_ready at 25 % serve about as fast as
