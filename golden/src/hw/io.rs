@@ -17,6 +17,17 @@ pub struct CoreInputs {
     pub reg_re: bool,
 }
 
+/// A packet's descriptor as `in_len`, `in_ecn` and `in_tag` bring it: what the pipeline stages and queue
+/// entries of both cores carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Desc {
+    /// Bytes.
+    pub len: u16,
+    /// ECN field, 2 bits.
+    pub ecn: u8,
+    pub tag: u16,
+}
+
 /// A core's output ports during one clock cycle (before its rising edge).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CoreOutputs {
@@ -54,6 +65,15 @@ fn to_width(v: u64, width: u32) -> u64 {
 }
 
 impl CoreInputs {
+    /// The descriptor on the input ports (`in_ecn` cut to its 2 bits).
+    pub fn desc(&self) -> Desc {
+        Desc {
+            len: self.in_len,
+            ecn: self.in_ecn & 3,
+            tag: self.in_tag,
+        }
+    }
+
     /// The input ports, in the order of [`CoreInputs::values`], with their widths in bits.
     pub const PORTS: [(&'static str, u32); 11] = [
         ("rst", 1),

@@ -18,7 +18,7 @@ pub mod regs;
 pub use adapter::CoreAqm;
 pub use clocked::ClockedCore;
 pub use driver::{Beat, DriverError, EventDriver, Streamed, Verdict, VerdictBeat};
-pub use io::{CoreInputs, CoreOutputs};
+pub use io::{CoreInputs, CoreOutputs, Desc};
 pub use kind::{by_id, by_name, names, CoreKind, CoreParams, RegWrite, CORES};
 pub use rate::{packet_rates, PacketRates};
 pub use regcheck::{check_register_map, RegMapError, RegMapReport};

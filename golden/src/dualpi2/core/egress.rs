@@ -207,7 +207,7 @@ impl Egress {
                 let sojourn = self.dep.wrapping_sub(h.ts) & TIME_MASK;
                 let head = Head {
                     queue: q,
-                    ecn: Ecn::from_bits(h.ecn),
+                    ecn: Ecn::from_bits(h.desc.ecn),
                     sojourn_ns: sojourn,
                     apply_step: h.apply_step,
                 };
@@ -230,9 +230,9 @@ impl Egress {
                 let (drop, ecn) = match d.verdict {
                     Verdict::Drop(_) => {
                         self.dropped_aqm[n] = self.dropped_aqm[n].wrapping_add(1);
-                        (true, h.ecn)
+                        (true, h.desc.ecn)
                     }
-                    Verdict::Pass => (false, h.ecn),
+                    Verdict::Pass => (false, h.desc.ecn),
                     Verdict::Mark(rule) => {
                         self.marked[n] = self.marked[n].wrapping_add(1);
                         self.step_marks = self.step_marks.wrapping_add((rule == Rule::Step) as u32);
@@ -241,17 +241,17 @@ impl Egress {
                 };
                 if !drop {
                     self.sent_pkts[n] = self.sent_pkts[n].wrapping_add(1);
-                    self.sent_bytes[n] = (self.sent_bytes[n] + h.len as u64) & TIME_MASK;
+                    self.sent_bytes[n] = (self.sent_bytes[n] + h.desc.len as u64) & TIME_MASK;
                 }
                 self.out = OutReg {
-                    len: h.len,
+                    len: h.desc.len,
                     ecn,
-                    tag: h.tag,
+                    tag: h.desc.tag,
                     sojourn,
                     queue: self.l,
                     drop,
                 };
-                self.credit_delta = credit_change(e.params, q, self.both, h.len as u32);
+                self.credit_delta = credit_change(e.params, q, self.both, h.desc.len as u32);
                 self.decision = Some(d);
                 ev.decided = Some((q, d));
                 self.state = State::Out;
@@ -264,7 +264,7 @@ impl Egress {
                         self.chain = false;
                         self.credit += self.credit_delta;
                         start = Some(Start {
-                            len: self.entry.len,
+                            len: self.entry.desc.len,
                             dep: self.dep,
                             frac: self.frac,
                         });

@@ -7,7 +7,7 @@ use super::super::classify::{admit, Admit, EnqueueVerdict, QueueView};
 use super::super::params::DualPi2Params;
 use super::queue::Entry;
 use super::{qi, TIME_MASK};
-use crate::hw::CoreInputs;
+use crate::hw::{CoreInputs, Desc};
 use crate::types::{Ecn, QueueId};
 
 /// Verdict codes on the `verdict_code` port.
@@ -21,9 +21,7 @@ const MAXQ_MASK: u32 = 0x7FF;
 #[derive(Clone, Copy, Debug, Default)]
 struct Stage {
     valid: bool,
-    len: u16,
-    ecn: u8,
-    tag: u16,
+    desc: Desc,
     /// The ECN_MASK it was classified with (cycle a), which fixes its class: stage V calls `admit`
     /// with it, which classifies exactly as the RTL's registered class bit.
     mask: u32,
@@ -81,7 +79,7 @@ impl Ingress {
                 ecn_mask: s.mask,
                 ..*e.params
             };
-            let a = admit(&params, view, s.len as u32, Ecn::from_bits(s.ecn));
+            let a = admit(&params, view, s.desc.len as u32, Ecn::from_bits(s.desc.ecn));
             let q = qi(a.queue);
             match a.verdict {
                 EnqueueVerdict::Enqueue { apply_step } => {
@@ -91,9 +89,7 @@ impl Ingress {
                         a.queue,
                         Entry {
                             ts: e.now40 & TIME_MASK,
-                            tag: s.tag,
-                            ecn: s.ecn,
-                            len: s.len,
+                            desc: s.desc,
                             apply_step,
                         },
                     ));
@@ -104,7 +100,7 @@ impl Ingress {
                     self.vcode = CODE_TAIL_DROP;
                 }
             }
-            self.vtag = s.tag;
+            self.vtag = s.desc.tag;
             self.vqueue = a.queue == QueueId::L;
             self.last = Some(a);
         } else {
@@ -116,7 +112,7 @@ impl Ingress {
         self.pushed = push.is_some();
         // The byte backlogs: this cycle's push in, this cycle's pop out.
         if let Some((q, en)) = push {
-            self.bytes[qi(q)] += en.len as u64;
+            self.bytes[qi(q)] += en.desc.len as u64;
         }
         if let Some((q, len)) = e.popped {
             let b = &mut self.bytes[qi(q)];
@@ -124,12 +120,9 @@ impl Ingress {
         }
 
         // Cycle a: accept and classify with this cycle's ECN_MASK.
-        let ecn = i.in_ecn & 3;
         self.v = Stage {
             valid: i.in_valid && !rst,
-            len: i.in_len,
-            ecn,
-            tag: i.in_tag,
+            desc: i.desc(),
             mask: e.params.ecn_mask,
         };
 

@@ -383,7 +383,7 @@ impl DualPi2CoreModel {
                 now40: c.now40,
                 params: &c.params,
                 counts: c.counts,
-                popped: c.eg.pop.map(|(q, h)| (q, h.len)),
+                popped: c.eg.pop.map(|(q, h)| (q, h.desc.len)),
                 clear_counters: clear,
             },
         );

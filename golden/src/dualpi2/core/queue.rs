@@ -2,16 +2,15 @@
 //! queue model ([`crate::hw::queue`]: an entry reaches the head two cycles after its push at the
 //! earliest, a pop shows the next entry the cycle after).
 
+use crate::hw::Desc;
+
 /// One queued descriptor: 40 + 16 + 2 + 16 + 1 = 75 bits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Entry {
     /// Enqueue time, ns, low 40 bits.
     pub ts: u64,
-    pub tag: u16,
-    /// ECN field on arrival, 2 bits.
-    pub ecn: u8,
-    /// Bytes.
-    pub len: u16,
+    /// As it arrived.
+    pub desc: Desc,
     /// The L queue held at least MIN_QLEN_STEP packets at enqueue: the step marker may act.
     pub apply_step: bool,
 }

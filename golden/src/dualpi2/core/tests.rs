@@ -156,7 +156,7 @@ fn entries_reach_the_head_two_cycles_after_the_push() {
     assert!(!b.clk().idle); // a+2: the push of the previous cycle
     assert!(b.out().idle); // a+3
     assert_eq!(b.n, a + 3);
-    assert_eq!(b.m.queues[0].head().map(|h| h.tag), Some(1));
+    assert_eq!(b.m.queues[0].head().map(|h| h.desc.tag), Some(1));
 }
 
 // ---------------------------------------------------------------- register file

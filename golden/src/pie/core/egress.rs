@@ -96,9 +96,9 @@ impl Egress {
         };
         if let (Some(h), true) = (head, self.link.idle()) {
             c.out_valid = true;
-            c.out_len = h.len;
-            c.out_ecn = h.ecn;
-            c.out_tag = h.tag;
+            c.out_len = h.desc.len;
+            c.out_ecn = h.desc.ecn;
+            c.out_tag = h.desc.tag;
             c.out_sojourn = dep.wrapping_sub(h.ts) & TIME_MASK;
             c.pop = out_ready;
             c.head = h;
@@ -120,7 +120,7 @@ impl Egress {
         self.events = (0, 0);
         // The link model.
         let start = c.pop.then_some(Start {
-            len: c.head.len,
+            len: c.head.desc.len,
             dep: c.dep,
             frac: c.dep_frac,
         });
@@ -168,7 +168,7 @@ impl Egress {
                 valid: true,
                 dep: c.dep,
                 ts: c.head.ts,
-                len: c.head.len,
+                len: c.head.desc.len,
                 empty: count == 1,
             };
         }

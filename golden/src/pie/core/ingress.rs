@@ -9,6 +9,7 @@ use super::egress::DeqView;
 use super::queue::Entry;
 use super::regs::Params;
 use super::{PieCoreInputs, TIME_MASK};
+use crate::hw::Desc;
 
 const MASK56: u64 = (1 << 56) - 1;
 
@@ -16,9 +17,7 @@ const MASK56: u64 = (1 << 56) - 1;
 #[derive(Clone, Copy, Debug, Default)]
 struct Stage {
     valid: bool,
-    len: u16,
-    ecn: u8,
-    tag: u16,
+    desc: Desc,
     prepared: Prepared,
     rnd: u64,
 }
@@ -121,17 +120,18 @@ impl Ingress {
                 if !rst {
                     push = Some(Entry {
                         ts: i.now & TIME_MASK,
-                        tag: s3.tag,
-                        ecn: if d.verdict == Verdict::Mark {
-                            3
-                        } else {
-                            s3.ecn
+                        desc: Desc {
+                            ecn: if d.verdict == Verdict::Mark {
+                                3
+                            } else {
+                                s3.desc.ecn
+                            },
+                            ..s3.desc
                         },
-                        len: s3.len,
                     });
                 }
             }
-            self.vtag = s3.tag;
+            self.vtag = s3.desc.tag;
             self.vcode = code;
         } else {
             self.vtag = 0;
@@ -145,7 +145,7 @@ impl Ingress {
         } else {
             0
         };
-        let pushed = push.map_or(0, |x: Entry| x.len as u32);
+        let pushed = push.map_or(0, |x: Entry| x.desc.len as u32);
         self.backlog = self.backlog.wrapping_sub(deq).wrapping_add(pushed);
 
         // P3, P2, P1.
@@ -163,16 +163,14 @@ impl Ingress {
             if self.mcnt == 13 {
                 self.events.0 = 1;
                 let lp = &mut self.p0.prepared.local_prob;
-                *lp = (*lp).wrapping_mul(self.p0.len as u64) & MASK56;
+                *lp = (*lp).wrapping_mul(self.p0.desc.len as u64) & MASK56;
             }
         } else {
             let accept = i.in_valid && !rst;
             let in_bytes = p.in_bytes(i.in_len);
             self.p0 = Stage {
                 valid: accept,
-                len: i.in_len,
-                ecn: i.in_ecn & 3,
-                tag: i.in_tag,
+                desc: i.desc(),
                 prepared: Prepared {
                     bypass: e.deq.burst > 0 || (e.deq.qdelay < p.target_half() && e.ctrl.prob_lt20),
                     ecn_ok: p.ecn && e.ctrl.prob_le10 && i.in_ecn & 3 != 0,
