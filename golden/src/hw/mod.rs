@@ -13,6 +13,7 @@ pub mod link;
 pub mod queue;
 pub mod rate;
 pub mod regcheck;
+pub mod regfront;
 pub mod regs;
 
 pub use adapter::CoreAqm;

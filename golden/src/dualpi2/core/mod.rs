@@ -220,7 +220,7 @@ impl DualPi2CoreModel {
     }
 
     fn comb(&self, i: &CoreInputs) -> Comb {
-        let rst = i.rst || self.regs.soft_rst;
+        let rst = i.rst || self.regs.front.soft_rst;
         let now40 = i.now & TIME_MASK;
         let params = self.regs.params();
         let write = self.regs.taken(self.ctrl.busy());
@@ -259,9 +259,9 @@ impl DualPi2CoreModel {
             out_sojourn: if ov { e.out.sojourn } else { 0 },
             out_queue: ov && e.out.queue,
             out_drop: ov && e.out.drop,
-            reg_rdata: self.regs.rdata,
-            reg_rvalid: self.regs.rvalid,
-            reg_err: self.regs.err,
+            reg_rdata: self.regs.front.rdata,
+            reg_rvalid: self.regs.front.rvalid,
+            reg_err: self.regs.front.err,
             idle,
             next_update: self.ctrl.next_update,
             link_free: e.link.link_free,
@@ -312,7 +312,7 @@ impl DualPi2CoreModel {
             addr::ID => v(DUALPI2_ID),
             addr::STATUS => {
                 let busy = c.busy() || self.regs.engine_busy();
-                let err = self.regs.err_sticky();
+                let err = self.regs.front.err_sticky;
                 v(if err { STATUS_WRITE_ERROR } else { 0 }
                     | if busy { STATUS_CTRL_BUSY } else { 0 })
             }
@@ -320,7 +320,9 @@ impl DualPi2CoreModel {
             addr::CAPACITY => v(HW_QUEUE_CAPACITY),
             addr::TARGET_US..=addr::LINK_BYTE_TIME => v(self.regs.param(a)),
             addr::SEED_LO => split(self.prng),
-            addr::SEED_HI | addr::SENT_BYTES_L_HI | addr::SENT_BYTES_C_HI => v(self.regs.shadow()),
+            addr::SEED_HI | addr::SENT_BYTES_L_HI | addr::SENT_BYTES_C_HI => {
+                v(self.regs.front.shadow)
+            }
             addr::PROB => v(c.prob),
             addr::PKTS_IN_L => v(g.pkts_in[1]),
             addr::PKTS_IN_C => v(g.pkts_in[0]),

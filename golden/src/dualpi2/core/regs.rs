@@ -8,8 +8,10 @@
 
 use super::super::consts::PARAM_CYCLES;
 use super::super::params::{DualPi2Params, HARDWARE_PARAMS};
-use super::super::regs::{addr, find, CONTROL_CLEAR_COUNTERS, CONTROL_RESET, STATUS_WRITE_ERROR};
+use super::super::regs::{addr, find, CONTROL_CLEAR_COUNTERS};
 use crate::dualpi2::consts::HW_QUEUE_CAPACITY;
+pub use crate::hw::regfront::Read;
+use crate::hw::regfront::RegFront;
 use crate::hw::CoreInputs;
 
 /// Cycles the engine holds an accepted parameter after the cycle it was taken in: the commit edge is
@@ -78,53 +80,27 @@ impl Write {
     }
 }
 
-/// A read of this cycle: the value, and what the shadow register latches (reading a _LO half).
-///
-/// CONTRACT: one shadow register serves every _LO/_HI pair, as in the PIE core: a _HI read returns the
-/// high half latched by the last _LO read of any pair.
-#[derive(Clone, Copy, Debug)]
-pub struct Read {
-    pub value: u32,
-    pub shadow: Option<u32>,
-}
-
 #[derive(Clone, Debug)]
 pub struct Regs {
-    w_we: bool,
-    w_addr: u8,
-    w_data: u32,
+    /// CONTRACT: one shadow register serves every _LO/_HI pair, as in the PIE core: a _HI read returns
+    /// the high half latched by the last _LO read of any pair.
+    pub front: RegFront,
     /// The parameter engine: cycles left before its commit edge, the register and the new value.
     engine: Option<(u64, u8, u32)>,
     params: DualPi2Params,
     /// LINK_BYTE_TIME, ns/byte in Q16.8 (the link model's, not a DualPI2 parameter).
     link_bt: u32,
     seed_stage: u32,
-    /// The high half latched by the last _LO read.
-    shadow: u32,
-    err_sticky: bool,
-    pub rdata: u32,
-    pub rvalid: bool,
-    pub err: bool,
-    /// CONTROL bit 0 was taken last cycle: this cycle is a reset cycle.
-    pub soft_rst: bool,
 }
 
 impl Default for Regs {
     fn default() -> Self {
         Regs {
-            w_we: false,
-            w_addr: 0,
-            w_data: 0,
+            front: RegFront::default(),
             engine: None,
             params: POWER_ON,
             link_bt: 0,
             seed_stage: 0,
-            shadow: 0,
-            err_sticky: false,
-            rdata: 0,
-            rvalid: false,
-            err: false,
-            soft_rst: false,
         }
     }
 }
@@ -152,15 +128,7 @@ impl Regs {
 
     /// A write is being taken this cycle (w+1).
     pub fn taking(&self) -> bool {
-        self.w_we
-    }
-
-    pub fn err_sticky(&self) -> bool {
-        self.err_sticky
-    }
-
-    pub fn shadow(&self) -> u32 {
-        self.shadow
+        self.front.w_we
     }
 
     /// The parameter the engine commits at this cycle's edge (in effect from the next cycle).
@@ -214,10 +182,10 @@ impl Regs {
 
     /// The write taken this cycle, judged with the controller's `busy` of this cycle.
     pub fn taken(&self, ctrl_busy: bool) -> Write {
-        if !self.w_we {
+        if !self.front.w_we {
             return Write::None;
         }
-        let (a, w) = (self.w_addr, self.w_data);
+        let (a, w) = (self.front.w_addr, self.front.w_data);
         match a {
             _ if is_param(a) => {
                 let in_range = find(a)
@@ -261,43 +229,18 @@ impl Regs {
             Some((n, a, v)) => Some((n - 1, a, v)),
             None => None,
         };
-        self.soft_rst = false;
-        self.err = false;
+        self.front.end_pulses();
         match write {
             Write::None | Write::Prob(_) | Write::Seed(_) => {}
-            Write::Rejected => {
-                self.err = true;
-                self.err_sticky = true;
-            }
+            Write::Rejected => self.front.reject(),
             Write::Param { addr, value } => self.engine = Some((ENGINE_HOLD, addr, value)),
             Write::SeedLo(v) => self.seed_stage = v,
-            Write::Status(v) => {
-                if v & STATUS_WRITE_ERROR != 0 {
-                    self.err_sticky = false;
-                }
-            }
-            Write::Control(v) => self.soft_rst = v & CONTROL_RESET != 0,
+            Write::Status(v) => self.front.status(v),
+            Write::Control(v) => self.front.control(v),
         }
-        self.w_we = i.reg_we;
-        self.w_addr = i.reg_addr;
-        self.w_data = i.reg_wdata;
+        self.front.stage(i);
         // CONTRACT: reg_rdata keeps its last value while reg_rvalid is low (as the PIE core's does).
-        self.rvalid = i.reg_re;
-        if i.reg_re {
-            match read {
-                Some(r) => {
-                    self.rdata = r.value;
-                    if let Some(s) = r.shadow {
-                        self.shadow = s;
-                    }
-                }
-                None => {
-                    // An unmapped read: rdata 0 and reg_err, no sticky flag.
-                    self.rdata = 0;
-                    self.err = true;
-                }
-            }
-        }
+        self.front.answer(i.reg_re, read);
         // CONTRACT: a write with reg_we in a reset cycle, or taken in one (reg_we in w+1 of a CONTROL
         // reset), and a read with reg_re in a reset cycle are lost: no effect, no reg_err, no reg_rvalid.
         if rst {

@@ -120,7 +120,7 @@ impl PieCoreModel {
 
     /// The outputs seen during a cycle with these inputs (before its rising edge).
     pub fn outputs(&self, i: &PieCoreInputs) -> PieCoreOutputs {
-        let rst = i.rst || self.regs.soft_rst;
+        let rst = i.rst || self.regs.front.soft_rst;
         let now40 = i.now & TIME_MASK;
         let ctrl = self.ctrl.outputs(now40);
         let eg = self.egress.comb(now40, self.queue.head(), i.out_ready);
@@ -138,14 +138,14 @@ impl PieCoreModel {
             out_sojourn: eg.out_sojourn,
             out_queue: false,
             out_drop: false,
-            reg_rdata: self.regs.rdata,
-            reg_rvalid: self.regs.rvalid,
-            reg_err: self.regs.err,
+            reg_rdata: self.regs.front.rdata,
+            reg_rvalid: self.regs.front.rvalid,
+            reg_err: self.regs.front.err,
             idle: !self.ingress.busy()
                 && !self.egress.busy()
                 && !self.ctrl.busy()
                 && !ctrl.pending
-                && !self.regs.soft_rst,
+                && !self.regs.front.soft_rst,
             next_update: self.ctrl.next_update,
             link_free: self.egress.link.link_free,
             link_busy: self.egress.link_busy(),
@@ -154,7 +154,7 @@ impl PieCoreModel {
 
     /// One clock cycle: the outputs seen during the cycle, then the state after its rising edge.
     pub fn step(&mut self, i: &PieCoreInputs) -> PieCoreOutputs {
-        let rst = i.rst || self.regs.soft_rst;
+        let rst = i.rst || self.regs.front.soft_rst;
         let now40 = i.now & TIME_MASK;
 
         // Everything one block reads of another, as it stands before the edge.
@@ -190,8 +190,8 @@ impl PieCoreModel {
         // Coverage of this cycle's events.
         let cov = &mut self.coverage;
         cov.resets += i.rst as u64;
-        cov.soft_resets += (self.regs.soft_rst && !i.rst) as u64;
-        cov.rejected_writes += self.regs.err as u64;
+        cov.soft_resets += (self.regs.front.soft_rst && !i.rst) as u64;
+        cov.rejected_writes += self.regs.front.err as u64;
         if self.ingress.vv {
             cov.verdicts[self.ingress.vcode as usize & 3] += 1;
         }

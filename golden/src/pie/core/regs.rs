@@ -5,6 +5,7 @@ use super::super::consts::{ns_to_ticks, MAX_PROB};
 use super::super::params::DEFAULT_PARAMS as D;
 use super::super::regs::{addr, find, CAPACITY, PIE_ID};
 use super::PieCoreInputs;
+use crate::hw::regfront::{Read, RegFront};
 
 /// Parameter registers as the other blocks see them.
 #[derive(Clone, Copy, Debug, Default)]
@@ -71,19 +72,11 @@ pub struct Readables {
 pub struct Regs {
     /// The core has the bytemode multiplier: BYTEMODE accepts 1.
     pub bytemode_hw: bool,
-    w_we: bool,
-    w_addr: u8,
-    w_data: u32,
+    pub front: RegFront,
     w_part: u32,
     p: Params,
     seed_stage: u32,
     prob_stage: u32,
-    shadow: u32,
-    err_sticky: bool,
-    pub rdata: u32,
-    pub rvalid: bool,
-    pub err: bool,
-    pub soft_rst: bool,
 }
 
 fn in_range(v: u32, lo: u32, hi: u32) -> bool {
@@ -97,24 +90,24 @@ impl Regs {
 
     /// x * 1000 as the RTL computes it: (x * 1024 - x * 16) when taken, - x * 8 when applied (mod 2^32).
     fn us1000(&self) -> u32 {
-        self.w_part.wrapping_sub(self.w_data << 3)
+        self.w_part.wrapping_sub(self.front.w_data << 3)
     }
 
     fn wide(&self, stage: u32) -> u64 {
-        (self.w_data as u64) << 32 | stage as u64
+        (self.front.w_data as u64) << 32 | stage as u64
     }
 
     /// Whether the pending write is accepted, and its strobes.
     fn apply(&self, ctrl_busy: bool) -> (bool, Strobes) {
-        let w = self.w_data;
+        let w = self.front.w_data;
         let mut st = Strobes {
             prob_wdata: self.wide(self.prob_stage) & MAX_PROB,
             seed: self.wide(self.seed_stage),
             ..Strobes::default()
         };
         // Parameters are checked against the documented ranges of the register map.
-        let ranged = find(self.w_addr).and_then(|d| d.range);
-        let ok = match self.w_addr {
+        let ranged = find(self.front.w_addr).and_then(|d| d.range);
+        let ok = match self.front.w_addr {
             addr::STATUS => true,
             addr::CONTROL => {
                 st.clear_counters = w & 2 != 0;
@@ -145,7 +138,7 @@ impl Regs {
 
     /// Strobes of this cycle (none during reset: the core ignores them then).
     pub fn strobes(&self, ctrl_busy: bool) -> Strobes {
-        if self.w_we {
+        if self.front.w_we {
             self.apply(ctrl_busy).1
         } else {
             Strobes::default()
@@ -154,20 +147,17 @@ impl Regs {
 
     pub fn clock(&mut self, i: &PieCoreInputs, rst: bool, r: &Readables) {
         let mut next = self.clone();
-        next.w_we = i.reg_we;
-        next.w_addr = i.reg_addr;
-        next.w_data = i.reg_wdata;
+        next.front.stage(i);
         next.w_part = (i.reg_wdata << 10).wrapping_sub(i.reg_wdata << 4);
-        next.soft_rst = false;
-        next.err = false;
-        if self.w_we {
-            let w = self.w_data;
+        next.front.end_pulses();
+        if self.front.w_we {
+            let w = self.front.w_data;
             let (ok, _) = self.apply(r.ctrl_busy);
             if ok {
                 let p = &mut next.p;
-                match self.w_addr {
-                    addr::STATUS if w & 1 != 0 => next.err_sticky = false,
-                    addr::CONTROL => next.soft_rst = w & 1 != 0,
+                match self.front.w_addr {
+                    addr::STATUS => next.front.status(w),
+                    addr::CONTROL => next.front.control(w),
                     addr::TARGET_US => {
                         p.target_us = w;
                         p.target_ticks = ((self.us1000() >> 6) & 0xFF_FFFF) as u64;
@@ -192,21 +182,20 @@ impl Regs {
                     _ => {}
                 }
             } else {
-                next.err = true;
-                next.err_sticky = true;
+                next.front.reject();
             }
         }
-        next.rvalid = i.reg_re;
-        if i.reg_re {
+        let read = if i.reg_re {
             // A _LO read latches the high half into the shadow register, which the _HI read returns.
+            let mut shadow = None;
             let mut lo = |v: u64| {
-                next.shadow = (v >> 32) as u32;
+                shadow = Some((v >> 32) as u32);
                 v as u32
             };
             let mut mapped = true;
-            next.rdata = match i.reg_addr {
+            let value = match i.reg_addr {
                 addr::ID => PIE_ID,
-                addr::STATUS => (r.ctrl_busy as u32) << 1 | self.err_sticky as u32,
+                addr::STATUS => (r.ctrl_busy as u32) << 1 | self.front.err_sticky as u32,
                 addr::CONTROL => 0,
                 addr::CAPACITY => CAPACITY,
                 addr::TARGET_US => self.p.target_us,
@@ -223,7 +212,9 @@ impl Regs {
                 addr::PROB_LO => lo(r.prob),
                 addr::SENT_BYTES_LO => lo(r.sent_bytes),
                 addr::ACCU_LO => lo(r.acc),
-                addr::SEED_HI | addr::PROB_HI | addr::SENT_BYTES_HI | addr::ACCU_HI => self.shadow,
+                addr::SEED_HI | addr::PROB_HI | addr::SENT_BYTES_HI | addr::ACCU_HI => {
+                    self.front.shadow
+                }
                 addr::PKTS_IN => r.pkts_in,
                 addr::SENT_PKTS => r.sent_pkts,
                 addr::DROPPED => r.dropped,
@@ -239,12 +230,13 @@ impl Regs {
                     0
                 }
             };
-            if !mapped {
-                next.err = true;
-            }
-        }
+            mapped.then_some(Read { value, shadow })
+        } else {
+            None
+        };
+        next.front.answer(i.reg_re, read);
         if rst {
-            next.w_we = false;
+            next.front = RegFront::default();
             next.p = Params {
                 target_us: D.target_us,
                 target_ticks: ns_to_ticks(D.target_us as u64 * 1000),
@@ -262,12 +254,6 @@ impl Regs {
             };
             next.seed_stage = 0;
             next.prob_stage = 0;
-            next.shadow = 0;
-            next.err_sticky = false;
-            next.rdata = 0;
-            next.rvalid = false;
-            next.err = false;
-            next.soft_rst = false;
         }
         *self = next;
     }
