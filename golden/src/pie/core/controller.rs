@@ -101,7 +101,10 @@ impl Controller {
             None => {
                 if st.prob_we {
                     ev.recompute = !rst;
-                    self.job = Some((RECOMPUTE_CYCLES - 1, Self::derived(st.prob_wdata, p.mtu)));
+                    self.job = Some((
+                        RECOMPUTE_CYCLES - 1,
+                        Self::derived(st.prob_wdata, p.pie.mtu),
+                    ));
                 } else if fire {
                     let mut vars = PieVars {
                         prob: self.prob,
@@ -110,9 +113,9 @@ impl Controller {
                         ..PieVars::new(0)
                     };
                     let params = PieParams {
-                        target_us: p.target_us,
-                        alpha: p.alpha,
-                        beta: p.beta,
+                        target_us: p.pie.target_us,
+                        alpha: p.pie.alpha,
+                        beta: p.pie.beta,
                         ..PieParams::default()
                     };
                     debug_assert_eq!(params.target_ticks(), p.target_ticks);
@@ -120,14 +123,14 @@ impl Controller {
                     ev.fired = !rst;
                     ev.burst_reset = !rst && report.burst_reset;
                     ev.saturated = !rst && report.saturated_up;
-                    let mut c = Self::derived(vars.prob, p.mtu);
+                    let mut c = Self::derived(vars.prob, p.pie.mtu);
                     c.update = Some((qdelay, report.burst_reset));
                     self.job = Some((UPDATE_CYCLES - 1, c));
                     self.next_update = (now40 + p.tupdate_ns) & TIME_MASK;
                     self.dirty = false;
                 } else if self.dirty {
                     ev.recompute = !rst;
-                    self.job = Some((RECOMPUTE_CYCLES - 1, Self::derived(self.prob, p.mtu)));
+                    self.job = Some((RECOMPUTE_CYCLES - 1, Self::derived(self.prob, p.pie.mtu)));
                     self.dirty = false;
                 }
             }

@@ -95,7 +95,7 @@ impl Ingress {
                 packets: e.count,
                 bytes: self.backlog as u64,
             };
-            let d = finish(s3.prepared, self.acc, queue, p.limit, p.mtu, s3.rnd);
+            let d = finish(s3.prepared, self.acc, queue, p.pie.limit, p.pie.mtu, s3.rnd);
             // A random early decision: the sum was between 0.85 and 8.5 and the draw hit.
             if matches!(d.verdict, Verdict::EarlyDrop | Verdict::Mark) && d.local_prob > 0 {
                 let sum = (self.acc + d.local_prob).min(super::super::consts::ACCU_MAX);
@@ -173,7 +173,7 @@ impl Ingress {
                 desc: i.desc(),
                 prepared: Prepared {
                     bypass: e.deq.burst > 0 || (e.deq.qdelay < p.target_half() && e.ctrl.prob_lt20),
-                    ecn_ok: p.ecn && e.ctrl.prob_le10 && i.in_ecn & 3 != 0,
+                    ecn_ok: p.pie.ecn && e.ctrl.prob_le10 && i.in_ecn & 3 != 0,
                     // The multiplier's operand; the product replaces it when it is ready.
                     local_prob: if in_bytes { e.ctrl.ppb } else { e.ctrl.prob },
                 },

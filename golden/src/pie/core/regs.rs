@@ -2,34 +2,53 @@
 //! next cycle; a read answers the next cycle.
 
 use super::super::consts::{ns_to_ticks, MAX_PROB};
-use super::super::params::DEFAULT_PARAMS as D;
+use super::super::params::{PieParams, DEFAULT_PARAMS as D};
 use super::super::regs::{addr, find, CAPACITY, PIE_ID};
 use super::PieCoreInputs;
 use crate::hw::regfront::{Read, RegFront};
 
-/// Parameter registers as the other blocks see them.
-#[derive(Clone, Copy, Debug, Default)]
+/// Parameter registers as the other blocks see them: the PIE parameters, what the RTL derives from
+/// them when they are written, and the link model's LINK_BYTE_TIME.
+#[derive(Clone, Copy, Debug)]
 pub struct Params {
-    pub target_us: u32,
+    pub pie: PieParams,
     pub target_ticks: u64,
-    pub tupdate_us: u32,
     pub tupdate_ns: u64,
-    pub alpha: u32,
-    pub beta: u32,
-    pub limit: u32,
-    pub ecn: bool,
-    pub bytemode: bool,
-    pub mtu: u32,
-    pub burst_us: u32,
     pub max_burst_ticks: u64,
+    /// Ns/byte, Q16.8.
     pub link_bt: u32,
+}
+
+/// The parameters at power-on, before the first reset: every register zero.
+const POWER_ON: PieParams = PieParams {
+    target_us: 0,
+    tupdate_us: 0,
+    alpha: 0,
+    beta: 0,
+    limit: 0,
+    ecn: false,
+    bytemode: false,
+    mtu: 0,
+    max_burst_us: 0,
+};
+
+impl Default for Params {
+    fn default() -> Self {
+        Params {
+            pie: POWER_ON,
+            target_ticks: 0,
+            tupdate_ns: 0,
+            max_burst_ticks: 0,
+            link_bt: 0,
+        }
+    }
 }
 
 impl Params {
     /// A packet of `len` bytes is scaled by its length (bytemode, at most MTU): the ingress multiplier
     /// then holds stage P0 for it.
     pub fn in_bytes(&self, len: u16) -> bool {
-        self.bytemode && (len as u32) <= self.mtu
+        self.pie.bytemode && (len as u32) <= self.pie.mtu
     }
 
     pub fn target_half(&self) -> u64 {
@@ -159,21 +178,21 @@ impl Regs {
                     addr::STATUS => next.front.status(w),
                     addr::CONTROL => next.front.control(w),
                     addr::TARGET_US => {
-                        p.target_us = w;
+                        p.pie.target_us = w;
                         p.target_ticks = ((self.us1000() >> 6) & 0xFF_FFFF) as u64;
                     }
                     addr::TUPDATE_US => {
-                        p.tupdate_us = w;
+                        p.pie.tupdate_us = w;
                         p.tupdate_ns = self.us1000() as u64;
                     }
-                    addr::ALPHA => p.alpha = w & 63,
-                    addr::BETA => p.beta = w & 63,
-                    addr::LIMIT => p.limit = w & 0x7FF,
-                    addr::ECN => p.ecn = w & 1 != 0,
-                    addr::BYTEMODE => p.bytemode = w & 1 != 0,
-                    addr::MTU => p.mtu = w & 0xFFFF,
+                    addr::ALPHA => p.pie.alpha = w & 63,
+                    addr::BETA => p.pie.beta = w & 63,
+                    addr::LIMIT => p.pie.limit = w & 0x7FF,
+                    addr::ECN => p.pie.ecn = w & 1 != 0,
+                    addr::BYTEMODE => p.pie.bytemode = w & 1 != 0,
+                    addr::MTU => p.pie.mtu = w & 0xFFFF,
                     addr::MAX_BURST_US => {
-                        p.burst_us = w;
+                        p.pie.max_burst_us = w;
                         p.max_burst_ticks = (self.us1000() >> 6) as u64;
                     }
                     addr::LINK_BYTE_TIME => p.link_bt = w & 0xFF_FFFF,
@@ -198,15 +217,15 @@ impl Regs {
                 addr::STATUS => (r.ctrl_busy as u32) << 1 | self.front.err_sticky as u32,
                 addr::CONTROL => 0,
                 addr::CAPACITY => CAPACITY,
-                addr::TARGET_US => self.p.target_us,
-                addr::TUPDATE_US => self.p.tupdate_us,
-                addr::ALPHA => self.p.alpha,
-                addr::BETA => self.p.beta,
-                addr::LIMIT => self.p.limit,
-                addr::ECN => self.p.ecn as u32,
-                addr::BYTEMODE => self.p.bytemode as u32,
-                addr::MTU => self.p.mtu,
-                addr::MAX_BURST_US => self.p.burst_us,
+                addr::TARGET_US => self.p.pie.target_us,
+                addr::TUPDATE_US => self.p.pie.tupdate_us,
+                addr::ALPHA => self.p.pie.alpha,
+                addr::BETA => self.p.pie.beta,
+                addr::LIMIT => self.p.pie.limit,
+                addr::ECN => self.p.pie.ecn as u32,
+                addr::BYTEMODE => self.p.pie.bytemode as u32,
+                addr::MTU => self.p.pie.mtu,
+                addr::MAX_BURST_US => self.p.pie.max_burst_us,
                 addr::LINK_BYTE_TIME => self.p.link_bt,
                 addr::SEED_LO => lo(r.prng_state),
                 addr::PROB_LO => lo(r.prob),
@@ -238,17 +257,9 @@ impl Regs {
         if rst {
             next.front = RegFront::default();
             next.p = Params {
-                target_us: D.target_us,
+                pie: D,
                 target_ticks: ns_to_ticks(D.target_us as u64 * 1000),
-                tupdate_us: D.tupdate_us,
                 tupdate_ns: D.tupdate_us as u64 * 1000,
-                alpha: D.alpha,
-                beta: D.beta,
-                limit: D.limit,
-                ecn: false,
-                bytemode: false,
-                mtu: D.mtu,
-                burst_us: D.max_burst_us,
                 max_burst_ticks: ns_to_ticks(D.max_burst_us as u64 * 1000),
                 link_bt: 0,
             };
