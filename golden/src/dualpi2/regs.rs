@@ -16,8 +16,8 @@ use crate::dualpi2::scheduler::initial_credit;
 use crate::hw::link::BYTE_TIME_RANGE;
 use crate::hw::regs::tc_value::{NUMBER, PACKETS, TIME};
 use crate::hw::regs::{
-    capacity_reg, id_reg, ro, rw, seed_hi_reg, seed_lo_reg, status_reg, with_tc, Src, TcAbsent,
-    TcGroup, TcStats, TcValue, XForm, XStat, CONTROL_REG,
+    register_map, ro, rw, seed_hi_reg, seed_lo_reg, with_tc, Src, TcAbsent, TcGroup, TcStats,
+    TcValue, XForm, XStat,
 };
 use crate::hw::FLAG_RANGE;
 
@@ -78,11 +78,8 @@ const H: DualPi2Params = HARDWARE_PARAMS;
 
 /// The map, in address order.
 #[rustfmt::skip]
-pub const DUALPI2_REGS: &[RegDef] = &[
-    id_reg(DUALPI2_ID, "\"DPI2\""),
-    status_reg("bit 0 write_error (sticky, write 1 to clear); bit 1 busy (controller or parameter engine)"),
-    CONTROL_REG,
-    capacity_reg(HW_QUEUE_CAPACITY, "descriptors each queue (L, C) holds; an arrival into a full queue is a tail drop"),
+pub const DUALPI2_REGS: &[RegDef] = register_map!(
+    id: DUALPI2_ID, "\"DPI2\""; busy: "busy (controller or parameter engine)"; capacity: HW_QUEUE_CAPACITY, "descriptors each queue (L, C) holds; an arrival into a full queue is a tail drop";
     with_tc(rw(addr::TARGET_US, "TARGET_US", 20, "us", H.target_us, range::TARGET_US, "tc target: PI2 target delay"), "target", &[], true, "target", TIME),
     with_tc(rw(addr::TUPDATE_US, "TUPDATE_US", 20, "us", H.tupdate_us, range::TUPDATE_US, "tc tupdate: controller interval (first update one interval after reset)"), "tupdate", &[], true, "tupdate", TIME),
     with_tc(rw(addr::ALPHA, "ALPHA", 20, "Hz x 256", H.alpha, range::GAIN, "tc alpha; internal alpha_i = floor(floor(alpha * (2^32-1) / 4) / 10^9)"), "alpha", &[], true, "alpha", HZ),
@@ -125,7 +122,7 @@ pub const DUALPI2_REGS: &[RegDef] = &[
     ro(addr::LAST_QDELAY, "LAST_QDELAY", 32, "ns", "head-of-queue delay of the last controller update"),
     ro(addr::CREDIT, "CREDIT", 32, "bytes x %", "WRR credit, signed; L is served while <= 0 (tc credit)").reset_to(initial_credit(&H) as u32),
     ro(addr::UPDATES, "UPDATES", 32, "updates", "controller updates run since reset"),
-];
+);
 
 /// The definition of the register at `a`, if any.
 pub fn find(a: u8) -> Option<&'static RegDef> {
@@ -177,12 +174,8 @@ pub const DUALPI2_TC_STATS: TcStats = {
     }
     const C: XForm = XForm::Count;
     TcStats {
+        limit: LIMIT,
         options: &[
-            LIMIT,
-            TARGET_US,
-            TUPDATE_US,
-            ALPHA,
-            BETA,
             STEP_US,
             MIN_QLEN_STEP,
             K,

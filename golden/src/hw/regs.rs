@@ -540,6 +540,22 @@ pub const fn capacity_reg(capacity: u32, doc: &'static str) -> RegDef {
     ro(common_addr::CAPACITY, "CAPACITY", 32, "packets", doc).reset_to(capacity)
 }
 
+/// A core's map, in address order: the rows every core has at [`common_addr`] (ID, STATUS, CONTROL,
+/// CAPACITY), then the core's own. The head gives the ID value and how it reads, what STATUS bit 1
+/// (busy) covers, and the queue capacity with what it counts.
+macro_rules! register_map {
+    (id: $id:expr, $id_doc:literal; busy: $busy:literal; capacity: $cap:expr, $cap_doc:literal; $($row:expr,)*) => {
+        &[
+            $crate::hw::regs::id_reg($id, $id_doc),
+            $crate::hw::regs::status_reg(concat!("bit 0 write_error (sticky, write 1 to clear); bit 1 ", $busy)),
+            $crate::hw::regs::CONTROL_REG,
+            $crate::hw::regs::capacity_reg($cap, $cap_doc),
+            $($row,)*
+        ]
+    };
+}
+pub(crate) use register_map;
+
 /// SEED_LO: the PRNG state's low half (write: staged), with tc word `seed` (`doc` may say more).
 pub const fn seed_lo_reg(addr: u8, doc: &'static str) -> RegDef {
     let d = RegDef {
@@ -680,7 +696,10 @@ pub struct XStat {
 /// What `tc -s qdisc show` prints for a core, and where each number comes from.
 #[derive(Clone, Copy, Debug)]
 pub struct TcStats {
-    /// The parameter registers in the order tc prints their options.
+    /// The LIMIT register: tc prints limit first, then the PI controller's options ([`PI_OPTIONS`]),
+    /// then the core's own.
+    pub limit: u8,
+    /// The core's own parameter registers, in the order tc prints their options.
     pub options: &'static [u8],
     /// What tc prints that the core always does: (text, JSON name, JSON string).
     pub fixed: &'static [(&'static str, &'static str, &'static str)],
@@ -722,7 +741,22 @@ fn ticks_us(n: u64, ns: u64) -> u128 {
     u128::from(n) * u128::from(ns) / 1000
 }
 
+/// The PI controller's parameters, which tc-pie(8) and tc-dualpi2(8) both print right after limit.
+pub const PI_OPTIONS: [u8; 4] = [
+    common_addr::TARGET_US,
+    common_addr::TUPDATE_US,
+    common_addr::ALPHA,
+    common_addr::BETA,
+];
+
 impl TcStats {
+    /// The parameter registers, in the order tc prints their options.
+    fn option_addrs(&self) -> impl Iterator<Item = u8> + '_ {
+        std::iter::once(self.limit)
+            .chain(PI_OPTIONS)
+            .chain(self.options.iter().copied())
+    }
+
     fn generic(&self) -> [(&'static str, &'static [Src]); 6] {
         [
             ("bytes", self.bytes),
@@ -738,9 +772,8 @@ impl TcStats {
     /// serves all pairs); the options take theirs from `regs` (a pair for a 64-bit option).
     pub fn addresses(&self, regs: &[RegDef]) -> Vec<u8> {
         let mut srcs: Vec<Src> = self
-            .options
-            .iter()
-            .map(|&a| {
+            .option_addrs()
+            .map(|a| {
                 let pair = regs.iter().any(|d| {
                     d.addr == a
                         && matches!(
@@ -811,9 +844,8 @@ impl TcStats {
     /// The text `tc -s qdisc show` prints for qdisc `kind`, from register values `v`.
     pub fn text(&self, kind: &str, regs: &[RegDef], v: &dyn Fn(u8) -> u32) -> String {
         let mut opts: Vec<String> = self
-            .options
-            .iter()
-            .filter_map(|&a| Self::option_value(regs, a, v))
+            .option_addrs()
+            .filter_map(|a| Self::option_value(regs, a, v))
             .map(|(tc, x)| tc.show(x))
             .filter(|s| !s.is_empty())
             .collect();
@@ -840,9 +872,8 @@ impl TcStats {
     /// What `tc -s -j qdisc show` prints for qdisc `kind`: a one-element array, tc's field names.
     pub fn json(&self, kind: &str, regs: &[RegDef], v: &dyn Fn(u8) -> u32) -> String {
         let mut opts: Vec<String> = self
-            .options
-            .iter()
-            .filter_map(|&a| Self::option_value(regs, a, v))
+            .option_addrs()
+            .filter_map(|a| Self::option_value(regs, a, v))
             .filter(|(tc, _)| tc.in_tc)
             .map(|(tc, x)| format!("\"{}\":{}", tc.json, tc.json_value(x)))
             .collect();

@@ -12,8 +12,8 @@ use super::params::{range, PieParams, DEFAULT_PARAMS};
 use crate::hw::link::BYTE_TIME_RANGE;
 use crate::hw::regs::tc_value::{NUMBER, PACKETS, TIME};
 use crate::hw::regs::{
-    capacity_reg, id_reg, ro, rw, seed_hi_reg, seed_lo_reg, status_reg, with_tc, Src, TcAbsent,
-    TcStats, TcValue, XForm, XStat, CONTROL_REG,
+    register_map, ro, rw, seed_hi_reg, seed_lo_reg, with_tc, Src, TcAbsent, TcStats, TcValue,
+    XForm, XStat,
 };
 use crate::hw::FLAG_RANGE;
 
@@ -68,11 +68,8 @@ const D: PieParams = DEFAULT_PARAMS;
 
 /// The map, in address order.
 #[rustfmt::skip]
-pub const PIE_REGS: &[RegDef] = &[
-    id_reg(PIE_ID, "\"PIE1\""),
-    status_reg("bit 0 write_error (sticky, write 1 to clear); bit 1 controller busy"),
-    CONTROL_REG,
-    capacity_reg(CAPACITY, "depth of the descriptor FIFO"),
+pub const PIE_REGS: &[RegDef] = register_map!(
+    id: PIE_ID, "\"PIE1\""; busy: "controller busy"; capacity: CAPACITY, "depth of the descriptor FIFO";
     tc(rw(addr::TARGET_US, "TARGET_US", 32, "us", D.target_us, range::TARGET_US, "tc target"), "target", true, TIME),
     tc(rw(addr::TUPDATE_US, "TUPDATE_US", 32, "us", D.tupdate_us, range::TUPDATE_US, "tc tupdate"), "tupdate", true, TIME),
     tc(rw(addr::ALPHA, "ALPHA", 6, "1/16 Hz", D.alpha, range::GAIN, "tc alpha"), "alpha", true, NUMBER),
@@ -101,7 +98,7 @@ pub const PIE_REGS: &[RegDef] = &[
     ro(addr::ACCU_LO, "ACCU_LO", 60, "2^56-1 = 100 %", "derandomisation accumulator (saturates at 2^60-1), low half"),
     ro(addr::ACCU_HI, "ACCU_HI", 60, "2^56-1 = 100 %", "derandomisation accumulator, high half"),
     ro(addr::BURST, "BURST", 32, "ticks of 64 ns", "remaining burst allowance (reset: MAX_BURST_US)").reset_to(us_to_ticks(D.max_burst_us as u64) as u32),
-];
+);
 
 /// The definition of the register at `a`, if any.
 pub fn find(a: u8) -> Option<&'static RegDef> {
@@ -136,16 +133,8 @@ pub const PIE_TC_STATS: TcStats = {
         }
     }
     TcStats {
-        options: &[
-            LIMIT,
-            TARGET_US,
-            TUPDATE_US,
-            ALPHA,
-            BETA,
-            ECN,
-            BYTEMODE,
-            LINK_BYTE_TIME,
-        ],
+        limit: LIMIT,
+        options: &[ECN, BYTEMODE, LINK_BYTE_TIME],
         fixed: &[],
         bytes: &[Src::Pair(SENT_BYTES_LO)],
         packets: &[Src::Reg(SENT_PKTS)],
