@@ -106,14 +106,58 @@ pub fn tuned_setup(base: Vec<(u8, u32)>, target_us: u32, max_burst_us: u32) -> V
     v
 }
 
-/// Proptest strategy over stimulus settings, from idle links to overload.
-pub fn config_strategy() -> impl Strategy<Value = StimulusConfig> {
+/// What both cores' strategies draw first, the same way: arrivals, lengths and back-pressure
+/// (`arrival_pct`, `max_burst`, `edge_len_pct`, `ready_pct`), then time (`ns_per_cycle`, `jump_every`).
+type Traffic = ((u32, u32, u32, u32), (u64, u32));
+
+fn traffic_strategy() -> impl Strategy<Value = Traffic> {
     (
         (1u32..60, 1u32..40, 0u32..40, 10u32..=100),
         (
             prop_oneof![Just(10u64), 100u64..5_000, 5_000u64..100_000],
             500u32..20_000,
         ),
+    )
+}
+
+/// TUPDATE_US and LINK_BYTE_TIME from their draws: 100 us, 1 ms or `tupdate_ms10` x 10 us; the link
+/// model off (`bt_sel` below 15), else `bt_sel` x 8 ns/byte, 120 (67 Mbit/s) to 800 (10 Mbit/s), Q16.8.
+fn tupdate_and_link(tu_sel: u32, tupdate_ms10: u32, bt_sel: u32) -> (u32, u32) {
+    let tupdate_us = [100, 1_000, tupdate_ms10 * 10][tu_sel as usize];
+    let link_bt = if bt_sel < 15 { 0 } else { (bt_sel * 8) << 8 };
+    (tupdate_us, link_bt)
+}
+
+/// A stimulus for `core` with the settings both cores draw alike; the core's strategy adds its
+/// parameter writes (`setup`) and forced probabilities (`force_prob_max`).
+fn drawn_config(
+    ((arrival_pct, max_burst, edge_len_pct, ready_pct), (ns_per_cycle, jump_every)): Traffic,
+    (reset_every, reg_pct): (u32, u32),
+    (force_prob_every, start_ns): (u32, u64),
+    core: &'static dyn CoreKind,
+) -> StimulusConfig {
+    StimulusConfig {
+        arrival_pct,
+        max_burst,
+        edge_len_pct,
+        ready_pct,
+        ns_per_cycle,
+        jump_every,
+        max_jump_ns: 2_000_000_000,
+        start_ns,
+        reset_every,
+        reg_pct,
+        setup: vec![],
+        force_prob_every,
+        force_prob_max: 0,
+        core,
+    }
+}
+
+/// Proptest strategy over stimulus settings, from idle links to overload.
+pub fn config_strategy() -> impl Strategy<Value = StimulusConfig> {
+    (
+        traffic_strategy(),
         (
             0u32..3,
             100u32..3000,
@@ -136,34 +180,25 @@ pub fn config_strategy() -> impl Strategy<Value = StimulusConfig> {
     )
         .prop_map(
             |(
-                (arrival_pct, max_burst, edge_len_pct, ready_pct),
-                (ns_per_cycle, jump_every),
+                traffic,
                 (tu_sel, tupdate_ms10, bt_sel, ecn, bytemode, limit),
                 (reset_every, reg_pct, target_us, max_burst_us),
                 (force_prob_every, force_pct, start_ns),
             )| {
-                let tupdate_us = [100, 1_000, tupdate_ms10 * 10][tu_sel as usize];
-                // 0 = link model off; else 8 ns/byte (1 Gbit/s) up to 3200 ns/byte (2.5 Mbit/s), Q8.
-                let link_bt = if bt_sel < 15 { 0 } else { (bt_sel * 8) << 8 };
+                let (tupdate_us, link_bt) = tupdate_and_link(tu_sel, tupdate_ms10, bt_sel);
                 StimulusConfig {
-                    arrival_pct,
-                    max_burst,
-                    edge_len_pct,
-                    ready_pct,
-                    ns_per_cycle,
-                    jump_every,
-                    max_jump_ns: 2_000_000_000,
-                    start_ns,
-                    reset_every,
-                    reg_pct,
                     setup: tuned_setup(
                         busy_setup(tupdate_us, link_bt, ecn, bytemode, limit),
                         target_us,
                         max_burst_us,
                     ),
-                    force_prob_every,
                     force_prob_max: aqm_golden::pie::consts::MAX_PROB / 100 * force_pct,
-                    core: &PIE_CORE,
+                    ..drawn_config(
+                        traffic,
+                        (reset_every, reg_pct),
+                        (force_prob_every, start_ns),
+                        &PIE_CORE,
+                    )
                 }
             },
         )
@@ -226,11 +261,7 @@ pub fn dualpi2_setup(
 /// overload with and without drop_overload, small limits, back-pressure, resets.
 pub fn dualpi2_config_strategy() -> impl Strategy<Value = StimulusConfig> {
     (
-        (1u32..60, 1u32..40, 0u32..40, 10u32..=100),
-        (
-            prop_oneof![Just(10u64), 100u64..5_000, 5_000u64..100_000],
-            500u32..20_000,
-        ),
+        traffic_strategy(),
         (0u32..3, 100u32..3000, 0u32..=100u32, 2u32..=1024, 1u32..=3),
         (
             any::<bool>(),
@@ -252,15 +283,13 @@ pub fn dualpi2_config_strategy() -> impl Strategy<Value = StimulusConfig> {
     )
         .prop_map(
             |(
-                (arrival_pct, max_burst, edge_len_pct, ready_pct),
-                (ns_per_cycle, jump_every),
+                traffic,
                 (tu_sel, tupdate_ms10, bt_sel, limit, ecn_mask),
                 (drop_overload, k, step_us, min_qlen, wc),
                 (reset_every, reg_pct, target_us),
                 (force_prob_every, force_pct, start_ns),
             )| {
-                let tupdate_us = [100, 1_000, tupdate_ms10 * 10][tu_sel as usize];
-                let link_bt = if bt_sel < 15 { 0 } else { (bt_sel * 8) << 8 };
+                let (tupdate_us, link_bt) = tupdate_and_link(tu_sel, tupdate_ms10, bt_sel);
                 let mut setup = dualpi2_setup(
                     tupdate_us,
                     target_us,
@@ -274,20 +303,14 @@ pub fn dualpi2_config_strategy() -> impl Strategy<Value = StimulusConfig> {
                 setup.push((d2::addr::MIN_QLEN_STEP, min_qlen));
                 setup.push((d2::addr::C_PROTECTION, wc));
                 StimulusConfig {
-                    arrival_pct,
-                    max_burst,
-                    edge_len_pct,
-                    ready_pct,
-                    ns_per_cycle,
-                    jump_every,
-                    max_jump_ns: 2_000_000_000,
-                    start_ns,
-                    reset_every,
-                    reg_pct,
                     setup,
-                    force_prob_every,
                     force_prob_max: u32::MAX as u64 / 100 * force_pct,
-                    core: &DUALPI2_CORE,
+                    ..drawn_config(
+                        traffic,
+                        (reset_every, reg_pct),
+                        (force_prob_every, start_ns),
+                        &DUALPI2_CORE,
+                    )
                 }
             },
         )
