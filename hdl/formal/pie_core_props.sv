@@ -139,17 +139,21 @@ module pie_core_props (
 `ifdef COUNTERS
   (* anyconst *) reg [7:0] C;
   always @(*) assume (C == 8'h20 || C == 8'h21 || C == 8'h24 || C == 8'h25 || C == 8'h26);
-  // The event that counter C counts in cycle c (a departure counts two cycles after it).
-  reg dep1 = 1'b0, dep2 = 1'b0;
+  // The event that counter C counts in cycle c (a departure counts two cycles after it, a verdict
+  // the cycle after it is on the verdict stream).
+  reg dep1 = 1'b0, dep2 = 1'b0, vv1 = 1'b0;
+  reg [1:0] vc1 = 2'd0;
   always @(posedge clock) begin
     dep1 <= departure && !init;
     dep2 <= dep1;
+    vv1 <= verdict_valid && !init;
+    vc1 <= verdict_code;
   end
-  wire ev = C == 8'h20 ? verdict_valid
+  wire ev = C == 8'h20 ? vv1
           : C == 8'h21 ? dep2
-          : C == 8'h24 ? verdict_valid && verdict_code[1]
-          : C == 8'h25 ? verdict_valid && verdict_code == 2'd3
-          : verdict_valid && verdict_code == 2'd1;
+          : C == 8'h24 ? vv1 && vc1[1]
+          : C == 8'h25 ? vv1 && vc1 == 2'd3
+          : vv1 && vc1 == 2'd1;
 `include "counters_check.svh"
 `endif
 

@@ -23,10 +23,12 @@ pub const ACCU_LOW: u64 = (MAX_PROB / 100) * 85;
 /// ... and a drop without a random draw once it reaches 8.5.
 pub const ACCU_HIGH: u64 = (MAX_PROB / 2) * 17;
 
-/// The derandomisation accumulator saturates here (the hardware keeps 60 bits). Any cap at or above
-/// ACCU_HIGH gives the same verdicts as Linux's unbounded u64 sum, since from 8.5 on every packet is an
-/// early drop or mark until something clears the accumulator; only the ACCU register's value differs.
-pub const ACCU_MAX: u64 = (1 << 60) - 1;
+/// The derandomisation accumulator saturates here, at 8.5. Any cap at or above ACCU_HIGH gives the same
+/// verdicts as Linux's unbounded u64 sum, since from 8.5 on every packet is an early drop or mark until
+/// something clears the accumulator; only the ACCU register's value differs (it reads at most 8.5). At
+/// 8.5 exactly, "saturated" and "at or above 8.5" are one comparison, which the hardware's one-packet-
+/// per-clock accumulator loop needs (hdl/src/pie/ingress.rs), and acc + lp stays below 2^60.
+pub const ACCU_MAX: u64 = ACCU_HIGH;
 
 /// Gain auto-scaling levels MAX/100 .. MAX/10^6: below each, alpha and beta are shifted right by 2 more.
 pub const SCALE_LEVELS: [u64; 5] = [

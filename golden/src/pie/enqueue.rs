@@ -274,7 +274,7 @@ mod tests {
     }
 
     #[test]
-    fn accumulator_saturates_at_sixty_bits() {
+    fn accumulator_saturates_at_eight_and_a_half() {
         let mut v = busy(MAX_PROB / 20);
         v.accu_prob = ACCU_MAX - 3;
         let p = PieParams {

@@ -95,7 +95,7 @@ pub const PIE_REGS: &[RegDef] = register_map!(
     ro(addr::BACKLOG_PKTS, "BACKLOG_PKTS", 11, "packets", "packets queued"),
     ro(addr::MAXQ, "MAXQ", 11, "packets", "largest queue length seen (tc maxq)"),
     ro(addr::QDELAY, "QDELAY", 32, "ticks of 64 ns", "latest delay sample, saturated at 2^32-1 (tc delay)"),
-    ro(addr::ACCU_LO, "ACCU_LO", 60, "2^56-1 = 100 %", "derandomisation accumulator (saturates at 2^60-1), low half"),
+    ro(addr::ACCU_LO, "ACCU_LO", 60, "2^56-1 = 100 %", "derandomisation accumulator (saturates at 8.5), low half"),
     ro(addr::ACCU_HI, "ACCU_HI", 60, "2^56-1 = 100 %", "derandomisation accumulator, high half"),
     ro(addr::BURST, "BURST", 32, "ticks of 64 ns", "remaining burst allowance (reset: MAX_BURST_US)").reset_to(us_to_ticks(D.max_burst_us as u64) as u32),
 );

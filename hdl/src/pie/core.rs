@@ -82,6 +82,7 @@ impl<const BM: u64> Logic for PieCore<BM> {
         self.ingress.mtu.next = self.regs.mtu.val();
         self.ingress.limit.next = self.regs.limit.val();
         self.ingress.count.next = self.queue.count.val();
+        self.ingress.pop.next = self.egress.pop.val();
         self.ingress.deq_valid.next = self.egress.deq_valid.val();
         self.ingress.deq_len.next = self.egress.deq_len.val();
         self.ingress.rnd.next = self.prng.word.val();

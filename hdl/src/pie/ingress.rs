@@ -5,17 +5,24 @@
 //!             registered flags) and the operand of the local probability: prob, or prob/MTU in bytemode
 //!        [P0  bytemode only: len x (prob/MTU) in a carry-save shift-add multiplier, 13 cycles, during
 //!             which `in_ready` is low. Packet mode never stalls.]
-//!         P1  local probability lp (step 4)
-//!         P2  one random word per packet; (rnd >> 8) < lp and 0.85 - lp, 8.5 - lp, low halves
-//!         P3  the high halves
-//!         V   the verdict against the live queue (limit, 2*MTU) and accumulator; enqueue; counters
+//!             (and, from the operand, the low halves of 0.85 - lp and 8.5 - lp)
+//!         P1  local probability lp (step 4); the high halves: the thresholds t = C - lp (60 bits); the
+//!             packet takes one random word
+//!         P2  look-ahead: acc + lp, acc >= 0.85 - lp and acc >= 8.5 - lp for each accumulator the
+//!             packet can find in V (the one now, the sum of the packet in V, or 0), the right one
+//!             chosen by the verdict of the packet in V; (rnd >> 8) < lp
+//!         V   the verdict from the flags of P2 (with the limit and 2*MTU checks against the queue as V
+//!             finds it, from LIMIT and MTU of P1); enqueue; counters
 //! ```
 //! The verdict appears 5 cycles after acceptance. Only the accumulator, the queue length and the byte
-//! backlog carry from one packet to the next, and stage V alone reads and writes them, so back-to-back
-//! packets see each other exactly as in a sequential model. Every wide operation is split into 28- to
-//! 31-bit halves so that no carry chain in the design is longer than about 34 bits (the HX8K closes a
-//! bare 64-bit adder at only ~90 MHz): `acc + lp >= C` becomes `lp >= C || acc >= C - lp` with `C - lp`
-//! from P3, and `acc + lp` is a carry-select adder.
+//! backlog carry from one packet to the next. The accumulator is the loop that has to close in one clock
+//! at one packet per clock, so nothing wide is computed on it in V: P2 computes, for the packet behind
+//! the one in V, its sum and both threshold comparisons against every accumulator V can leave (kept,
+//! cleared, or the sum of the packet in V), and V's verdict only selects among them. Every carry chain
+//! is at most 31 bits (the HX8K closes a bare 64-bit adder at only ~90 MHz): 60-bit sums are carry-select
+//! on 30-bit halves, 60-bit comparisons are a high-half compare and equality beside a low-half compare.
+//! The accumulator saturates at 8.5 (`ACCU_MAX` = `ACCU_HIGH`), so "saturated" is the comparison with
+//! 8.5 that the look-ahead makes anyway: a sum at or above it stands for 8.5, and acc + lp < 2^60.
 
 use crate::konst::K;
 use aqm_golden::pie::consts::{ACCU_HIGH, ACCU_LOW, ACCU_MAX};
@@ -53,8 +60,9 @@ pub struct PieIngress<const BM: u64> {
     pub limit: Signal<In, Bits<11>>, // packets
     // The queue.
     pub count: Signal<In, Bits<11>>,   // packets queued
-    pub deq_valid: Signal<In, Bit>,    // a packet departed last cycle ...
-    pub deq_len: Signal<In, Bits<16>>, // ... with this length: taken off the byte backlog now
+    pub pop: Signal<In, Bit>,          // the head leaves the queue this cycle
+    pub deq_valid: Signal<In, Bit>,    // a packet departed last cycle (D1) ...
+    pub deq_len: Signal<In, Bits<16>>, // ... with this length: off the byte backlog in its D2
     pub push: Signal<Out, Bit>,
     pub push_data: Signal<Out, Bits<74>>, // {ts[40], tag[16], ecn[2], len[16]}
     // The random generator.
@@ -92,6 +100,8 @@ pub struct PieIngress<const BM: u64> {
     ms: DFF<Bits<56>>,
     mc: DFF<Bits<56>>,
     mlo: DFF<Bits<29>>,
+    nl_lo0: Signal<Local, Bits<31>>,
+    nh_lo0: Signal<Local, Bits<31>>,
     // P1
     v1: DFF<Bit>,
     len1: DFF<Bits<16>>,
@@ -100,6 +110,8 @@ pub struct PieIngress<const BM: u64> {
     pass1: DFF<Bit>,
     ecnok1: DFF<Bit>,
     lp1: DFF<Bits<56>>,
+    nl_lo1: DFF<Bits<31>>, // {carry, (lp - 0.85)[29:0]}
+    nh_lo1: DFF<Bits<31>>, // {carry, (lp - 8.5)[29:0]}
     // P2
     v2: DFF<Bit>,
     len2: DFF<Bits<16>>,
@@ -108,31 +120,49 @@ pub struct PieIngress<const BM: u64> {
     pass2: DFF<Bit>,
     ecnok2: DFF<Bit>,
     lp2: DFF<Bits<56>>,
+    lphi1_2: DFF<Bits<30>>, // lp[55:30] + 1, for the carry-select adders
     lpz2: DFF<Bit>,
-    lt_lo2: DFF<Bit>,
-    lt_hi2: DFF<Bit>,
-    eq_hi2: DFF<Bit>,
-    tl_lo2: DFF<Bits<31>>, // {borrow, (0.85 - lp)[29:0]}
-    th_lo2: DFF<Bits<31>>, // {borrow, (8.5 - lp)[29:0]}
-    // P3
+    rwn2: DFF<Bits<56>>, // the random word >> 8, inverted: lp > rw is the carry out of lp + ~rw
+    // The thresholds negated, n = lp - C (61-bit two's complement, so that acc >= C - lp is the sign
+    // of acc + n: additions only, no inverter in front of a carry chain): the low 30 bits, the high 31
+    // bits, and the high bits plus one (for the carry-select of acc + n).
+    nl_lo2: DFF<Bits<30>>,
+    nl_hi2: DFF<Bits<31>>,
+    nl_hp2: DFF<Bits<31>>,
+    nh_lo2: DFF<Bits<30>>,
+    nh_hi2: DFF<Bits<31>>,
+    nh_hp2: DFF<Bits<31>>,
+    // For the limit and 2*MTU checks of the packet in P2, from P1: LIMIT, and the bounds on the byte
+    // backlog below which it is under 2*MTU (the packet in P2 enqueued or not).
+    lim2: DFF<Bits<11>>,
+    w0_2: DFF<Bits<18>>, // 2*MTU + the bytes leaving the backlog with the packet in P2 in V
+    w1_2: DFF<Bits<19>>, // w0 - the length of the packet in P2 (signed)
+    // P3 = V: the flags chosen by P2's look-ahead.
     v3: DFF<Bit>,
     len3: DFF<Bits<16>>,
     ecn3: DFF<Bits<2>>,
     tag3: DFF<Bits<16>>,
-    pass3: DFF<Bit>,
+    lpz3: DFF<Bit>, // lp = 0
     ecnok3: DFF<Bit>,
-    lp3: DFF<Bits<56>>,
-    lphi1_3: DFF<Bits<30>>, // lp[55:30] + 1, for the carry-select adder
-    lpz3: DFF<Bit>,
-    hit3: DFF<Bit>,
-    tl3: DFF<Bits<60>>,
-    tl_all3: DFF<Bit>, // lp > 0.85: the sum reaches 0.85 whatever acc is
-    th3: DFF<Bits<60>>,
-    th_all3: DFF<Bit>,
+    hit3: DFF<Bit>, // (rnd >> 8) < lp
+    zb3: DFF<Bit>,  // lp = 0 or no ECN: at or above 8.5 the accumulator is cleared
+    // The queue checks folded with the packet's valid bit and flags (all decided by the end of P2):
+    vt3: DFF<Bit>,       // valid, tail drop
+    vok3: DFF<Bit>,      // valid, no tail drop
+    vnb3: DFF<Bit>,      // valid, no tail drop, no bypass
+    vnl3: DFF<Bit>,      // ... and lp != 0
+    vnd3: DFF<Bit>,      // ... and no ECN mark possible: an early decision drops
+    sum3: DFF<Bits<60>>, // acc + lp of the packet in V (with the accumulator it finds), or 8.5 ...
+    gel3: DFF<Bit>,      // acc + lp >= 0.85
+    geh3: DFF<Bit>,      // ... when this (acc + lp >= 8.5) is set
+    // D2 of a departure: its length leaves the byte backlog.
+    dq2_valid: DFF<Bit>,
+    dq2_len: DFF<Bits<16>>,
     // Verdict outputs and state.
     vv: DFF<Bit>,
     vtag: DFF<Bits<16>>,
     vcode: DFF<Bits<2>>,
+    vcount: DFF<Bits<11>>, // the queue's count in V, for MAXQ
     acc_r: DFF<Bits<60>>,
     backlog_r: DFF<Bits<32>>,
     pkts_in_r: DFF<Bits<32>>,
@@ -147,19 +177,60 @@ pub struct PieIngress<const BM: u64> {
     in_bytes: Signal<Local, Bit>,
     pp: Signal<Local, Bits<56>>,
     mhi: Signal<Local, Bits<28>>,
-    rs: Signal<Local, Bits<56>>,
-    tl_base: Signal<Local, Bits<31>>,
-    th_base: Signal<Local, Bits<31>>,
-    tl_hi: Signal<Local, Bits<31>>,
-    th_hi: Signal<Local, Bits<31>>,
-    sum_lo: Signal<Local, Bits<31>>,
-    sum_hi: Signal<Local, Bits<31>>,
-    sat: Signal<Local, Bits<60>>,
-    ge_lo: Signal<Local, Bit>,
-    ge_hi: Signal<Local, Bit>,
+    nl_base: Signal<Local, Bits<31>>,
+    nh_base: Signal<Local, Bits<31>>,
+    nl_base1: Signal<Local, Bits<31>>,
+    nh_base1: Signal<Local, Bits<31>>,
+    // acc + n for the look-ahead's comparisons (k: acc, a: the sum in V; l: 0.85, h: 8.5).
+    kl_lo: Signal<Local, Bits<31>>,
+    kl_h0: Signal<Local, Bits<31>>,
+    kl_h1: Signal<Local, Bits<31>>,
+    kh_lo: Signal<Local, Bits<31>>,
+    kh_h0: Signal<Local, Bits<31>>,
+    kh_h1: Signal<Local, Bits<31>>,
+    al_lo: Signal<Local, Bits<31>>,
+    al_h0: Signal<Local, Bits<31>>,
+    al_h1: Signal<Local, Bits<31>>,
+    ah_lo: Signal<Local, Bits<31>>,
+    ah_h0: Signal<Local, Bits<31>>,
+    ah_h1: Signal<Local, Bits<31>>,
+    // P2's look-ahead: `k` with the accumulator kept, `a` with the sum of the packet in V.
+    k_lo: Signal<Local, Bits<31>>,
+    k_hi0: Signal<Local, Bits<31>>,
+    k_hi1: Signal<Local, Bits<31>>,
+    k_sum: Signal<Local, Bits<60>>,
+    k_gel: Signal<Local, Bit>,
+    k_geh: Signal<Local, Bit>,
+    a_lo: Signal<Local, Bits<31>>,
+    a_hi0: Signal<Local, Bits<31>>,
+    a_hi1: Signal<Local, Bits<31>>,
+    a_sum: Signal<Local, Bits<60>>,
+    a_gel: Signal<Local, Bit>,
+    a_geh: Signal<Local, Bit>,
+    z_gel: Signal<Local, Bit>,
+    z_geh: Signal<Local, Bit>,
+    m_gel: Signal<Local, Bit>,
+    m_geh: Signal<Local, Bit>,
+    w0: Signal<Local, Bits<18>>,
+    sm0: Signal<Local, Bit>,
+    sm1: Signal<Local, Bit>,
+    bl_hi_zero: Signal<Local, Bit>,
+    popv: Signal<Local, Bit>,
+    tg0: Signal<Local, Bit>,
+    tg1: Signal<Local, Bit>,
+    tgm: Signal<Local, Bit>,
+    // V.
+    hit_lo: Signal<Local, Bits<31>>,
+    hit_h0: Signal<Local, Bits<27>>,
+    hit_h1: Signal<Local, Bits<27>>,
+    hit: Signal<Local, Bit>,
+    tail_sel: Signal<Local, Bit>,
+    byp_sel: Signal<Local, Bit>,
     early: Signal<Local, Bit>,
+    drop: Signal<Local, Bit>,
+    sel_zero: Signal<Local, Bit>,
+    sel_add: Signal<Local, Bit>,
     code: Signal<Local, Bits<2>>,
-    acc_n: Signal<Local, Bits<60>>,
     ecn_out: Signal<Local, Bits<2>>,
     deq: Signal<Local, Bits<32>>,
     len32: Signal<Local, Bits<32>>,
@@ -167,14 +238,17 @@ pub struct PieIngress<const BM: u64> {
     cs_s: Signal<Local, Bits<32>>,
     cs_c: Signal<Local, Bits<32>>,
     bl_plus: Signal<Local, Bits<32>>,
-    accu_low: K<60, ACCU_LOW>,
-    accu_high: K<60, ACCU_HIGH>,
-    accu_max: K<60, ACCU_MAX>,
+    accu_max: K<60, ACCU_MAX>, // 8.5
     bytemode_hw: K<1, BM>,
-    accu_low_hi: K<31, { ACCU_LOW >> 30 }>,
-    accu_low_hi_m1: K<31, { (ACCU_LOW >> 30) - 1 }>,
-    accu_high_hi: K<31, { ACCU_HIGH >> 30 }>,
-    accu_high_hi_m1: K<31, { (ACCU_HIGH >> 30) - 1 }>,
+    // n = lp - C = lp + (2^61 - C) mod 2^61, in a 30-bit low and a 31-bit high part.
+    ml_lo: K<31, { ((1 << 61) - ACCU_LOW) & ((1 << 30) - 1) }>,
+    ml_hi: K<31, { ((1 << 61) - ACCU_LOW) >> 30 }>,
+    ml_hi1: K<31, { (((1 << 61) - ACCU_LOW) >> 30) + 1 }>,
+    ml_hi2: K<31, { (((1 << 61) - ACCU_LOW) >> 30) + 2 }>,
+    mh_lo: K<31, { ((1 << 61) - ACCU_HIGH) & ((1 << 30) - 1) }>,
+    mh_hi: K<31, { ((1 << 61) - ACCU_HIGH) >> 30 }>,
+    mh_hi1: K<31, { (((1 << 61) - ACCU_HIGH) >> 30) + 1 }>,
+    mh_hi2: K<31, { (((1 << 61) - ACCU_HIGH) >> 30) + 2 }>,
 }
 
 impl<const BM: u64> Logic for PieIngress<BM> {
@@ -203,6 +277,8 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             pass1,
             ecnok1,
             lp1,
+            nl_lo1,
+            nh_lo1,
             v2,
             len2,
             ecn2,
@@ -210,29 +286,40 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             pass2,
             ecnok2,
             lp2,
+            lphi1_2,
             lpz2,
-            lt_lo2,
-            lt_hi2,
-            eq_hi2,
-            tl_lo2,
-            th_lo2,
+            rwn2,
+            nl_lo2,
+            nl_hi2,
+            nl_hp2,
+            nh_lo2,
+            nh_hi2,
+            nh_hp2,
             v3,
             len3,
             ecn3,
             tag3,
-            pass3,
-            ecnok3,
-            lp3,
-            lphi1_3,
             lpz3,
+            ecnok3,
             hit3,
-            tl3,
-            tl_all3,
-            th3,
-            th_all3,
+            zb3,
+            vt3,
+            vok3,
+            vnb3,
+            vnl3,
+            vnd3,
+            sum3,
+            gel3,
+            geh3,
+            dq2_valid,
+            dq2_len,
+            lim2,
+            w0_2,
+            w1_2,
             vv,
             vtag,
             vcode,
+            vcount,
             acc_r,
             backlog_r,
             pkts_in_r,
@@ -297,7 +384,15 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             }
         }
 
-        // P1: the local probability.
+        // P0 also starts n = lp - C from the operand's low half (for a bytemode packet the product's, in
+        // the cycle it moves on).
+        self.nl_lo0.next =
+            bit_cast::<31, 30>(self.op0.q.val().get_bits::<30>(0)) + self.ml_lo.val();
+        self.nh_lo0.next =
+            bit_cast::<31, 30>(self.op0.q.val().get_bits::<30>(0)) + self.mh_lo.val();
+
+        // P1: the local probability; the high halves of the thresholds (the low half's borrow selects
+        // between two constants instead of a second carry chain); the random word.
         self.v1.d.next = self.advance.val();
         self.len1.d.next = self.len0.q.val();
         self.ecn1.d.next = self.ecn0.q.val();
@@ -305,10 +400,33 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.pass1.d.next = self.pass0.q.val();
         self.ecnok1.d.next = self.ecnok0.q.val();
         self.lp1.d.next = self.op0.q.val();
-
-        // P2: the random draw and the low halves of the threshold subtractions.
+        self.nl_lo1.d.next = self.nl_lo0.val();
+        self.nh_lo1.d.next = self.nh_lo0.val();
+        // The high parts: the low part's carry selects the constant added to lp[55:30] (no second
+        // carry chain), for n and for n + 2^30.
+        self.nl_base.next = self.ml_hi.val();
+        self.nl_base1.next = self.ml_hi1.val();
+        if self.nl_lo1.q.val().get_bit(30) {
+            self.nl_base.next = self.ml_hi1.val();
+            self.nl_base1.next = self.ml_hi2.val();
+        }
+        self.nh_base.next = self.mh_hi.val();
+        self.nh_base1.next = self.mh_hi1.val();
+        if self.nh_lo1.q.val().get_bit(30) {
+            self.nh_base.next = self.mh_hi1.val();
+            self.nh_base1.next = self.mh_hi2.val();
+        }
+        self.nl_lo2.d.next = self.nl_lo1.q.val().get_bits::<30>(0);
+        self.nl_hi2.d.next =
+            self.nl_base.val() + bit_cast::<31, 26>(self.lp1.q.val().get_bits::<26>(30));
+        self.nl_hp2.d.next =
+            self.nl_base1.val() + bit_cast::<31, 26>(self.lp1.q.val().get_bits::<26>(30));
+        self.nh_lo2.d.next = self.nh_lo1.q.val().get_bits::<30>(0);
+        self.nh_hi2.d.next =
+            self.nh_base.val() + bit_cast::<31, 26>(self.lp1.q.val().get_bits::<26>(30));
+        self.nh_hp2.d.next =
+            self.nh_base1.val() + bit_cast::<31, 26>(self.lp1.q.val().get_bits::<26>(30));
         self.rnd_take.next = self.v1.q.val() & !self.rst.val();
-        self.rs.next = bit_cast::<56, 64>(self.rnd.val() >> 8);
         self.v2.d.next = self.v1.q.val();
         self.len2.d.next = self.len1.q.val();
         self.ecn2.d.next = self.ecn1.q.val();
@@ -316,101 +434,225 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.pass2.d.next = self.pass1.q.val();
         self.ecnok2.d.next = self.ecnok1.q.val();
         self.lp2.d.next = self.lp1.q.val();
+        self.lphi1_2.d.next = bit_cast::<30, 26>(self.lp1.q.val().get_bits::<26>(30)) + 1;
         self.lpz2.d.next = !self.lp1.q.val().any();
-        self.lt_lo2.d.next = self.rs.val().get_bits::<28>(0) < self.lp1.q.val().get_bits::<28>(0);
-        self.lt_hi2.d.next = self.rs.val().get_bits::<28>(28) < self.lp1.q.val().get_bits::<28>(28);
-        self.eq_hi2.d.next =
-            self.rs.val().get_bits::<28>(28) == self.lp1.q.val().get_bits::<28>(28);
-        self.tl_lo2.d.next = bit_cast::<31, 30>(self.accu_low.val().get_bits::<30>(0))
-            - bit_cast::<31, 30>(self.lp1.q.val().get_bits::<30>(0));
-        self.th_lo2.d.next = bit_cast::<31, 30>(self.accu_high.val().get_bits::<30>(0))
-            - bit_cast::<31, 30>(self.lp1.q.val().get_bits::<30>(0));
+        self.rwn2.d.next = !bit_cast::<56, 64>(self.rnd.val() >> 8);
+        // The byte backlog of the cycle after next is B - (D2 of next cycle) + (the push of the packet
+        // now in P2, if any) = B - deq + push; it is under 2*MTU iff B < 2*MTU + deq - push.
+        self.w0.next = bit_cast::<18, 16>(self.mtu.val()) << 1;
+        if self.deq_valid.val() {
+            self.w0.next =
+                (bit_cast::<18, 16>(self.mtu.val()) << 1) + bit_cast::<18, 16>(self.deq_len.val());
+        }
+        self.w0_2.d.next = self.w0.val();
+        self.w1_2.d.next =
+            bit_cast::<19, 18>(self.w0.val()) - bit_cast::<19, 16>(self.len2.q.val());
+        self.lim2.d.next = self.limit.val();
 
-        // P3: the high halves.
-        // The low half's borrow selects between two constants instead of a second carry chain.
-        self.tl_base.next = self.accu_low_hi.val();
-        if self.tl_lo2.q.val().get_bit(30) {
-            self.tl_base.next = self.accu_low_hi_m1.val();
+        // P2: the look-ahead. Kept accumulator: acc + lp (carry-select halves), and acc + lp >= C for
+        // both thresholds as the sign of acc + n (carry-select halves: three chains side by side).
+        self.k_lo.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(0))
+            + bit_cast::<31, 30>(self.lp2.q.val().get_bits::<30>(0));
+        self.k_hi0.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30))
+            + bit_cast::<31, 26>(self.lp2.q.val().get_bits::<26>(30));
+        self.k_hi1.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30))
+            + bit_cast::<31, 30>(self.lphi1_2.q.val());
+        self.k_sum.next = (bit_cast::<60, 30>(self.k_hi0.val().get_bits::<30>(0)) << 30)
+            | bit_cast::<60, 30>(self.k_lo.val().get_bits::<30>(0));
+        if self.k_lo.val().get_bit(30) {
+            self.k_sum.next = (bit_cast::<60, 30>(self.k_hi1.val().get_bits::<30>(0)) << 30)
+                | bit_cast::<60, 30>(self.k_lo.val().get_bits::<30>(0));
         }
-        self.th_base.next = self.accu_high_hi.val();
-        if self.th_lo2.q.val().get_bit(30) {
-            self.th_base.next = self.accu_high_hi_m1.val();
+        self.kl_lo.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(0))
+            + bit_cast::<31, 30>(self.nl_lo2.q.val());
+        self.kl_h0.next =
+            bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30)) + self.nl_hi2.q.val();
+        self.kl_h1.next =
+            bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30)) + self.nl_hp2.q.val();
+        self.k_gel.next = !self.kl_h0.val().get_bit(30);
+        if self.kl_lo.val().get_bit(30) {
+            self.k_gel.next = !self.kl_h1.val().get_bit(30);
         }
-        self.tl_hi.next =
-            self.tl_base.val() - bit_cast::<31, 26>(self.lp2.q.val().get_bits::<26>(30));
-        self.th_hi.next =
-            self.th_base.val() - bit_cast::<31, 26>(self.lp2.q.val().get_bits::<26>(30));
-        self.v3.d.next = self.v2.q.val();
-        self.len3.d.next = self.len2.q.val();
-        self.ecn3.d.next = self.ecn2.q.val();
-        self.tag3.d.next = self.tag2.q.val();
-        self.pass3.d.next = self.pass2.q.val();
-        self.ecnok3.d.next = self.ecnok2.q.val();
-        self.lp3.d.next = self.lp2.q.val();
-        self.lphi1_3.d.next = bit_cast::<30, 26>(self.lp2.q.val().get_bits::<26>(30)) + 1;
-        self.lpz3.d.next = self.lpz2.q.val();
-        self.hit3.d.next = self.lt_hi2.q.val() | (self.eq_hi2.q.val() & self.lt_lo2.q.val());
-        self.tl3.d.next = (bit_cast::<60, 30>(self.tl_hi.val().get_bits::<30>(0)) << 30)
-            | bit_cast::<60, 30>(self.tl_lo2.q.val().get_bits::<30>(0));
-        self.tl_all3.d.next = self.tl_hi.val().get_bit(30);
-        self.th3.d.next = (bit_cast::<60, 30>(self.th_hi.val().get_bits::<30>(0)) << 30)
-            | bit_cast::<60, 30>(self.th_lo2.q.val().get_bits::<30>(0));
-        self.th_all3.d.next = self.th_hi.val().get_bit(30);
+        self.kh_lo.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(0))
+            + bit_cast::<31, 30>(self.nh_lo2.q.val());
+        self.kh_h0.next =
+            bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30)) + self.nh_hi2.q.val();
+        self.kh_h1.next =
+            bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30)) + self.nh_hp2.q.val();
+        self.k_geh.next = !self.kh_h0.val().get_bit(30);
+        if self.kh_lo.val().get_bit(30) {
+            self.k_geh.next = !self.kh_h1.val().get_bit(30);
+        }
+        // The accumulator becomes the sum of the packet in V: the same against that sum (8.5 if it is
+        // at or above 8.5: then so is the next; the sum itself does not matter then).
+        self.a_lo.next = bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(0))
+            + bit_cast::<31, 30>(self.lp2.q.val().get_bits::<30>(0));
+        self.a_hi0.next = bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(30))
+            + bit_cast::<31, 26>(self.lp2.q.val().get_bits::<26>(30));
+        self.a_hi1.next = bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(30))
+            + bit_cast::<31, 30>(self.lphi1_2.q.val());
+        self.a_sum.next = (bit_cast::<60, 30>(self.a_hi0.val().get_bits::<30>(0)) << 30)
+            | bit_cast::<60, 30>(self.a_lo.val().get_bits::<30>(0));
+        if self.a_lo.val().get_bit(30) {
+            self.a_sum.next = (bit_cast::<60, 30>(self.a_hi1.val().get_bits::<30>(0)) << 30)
+                | bit_cast::<60, 30>(self.a_lo.val().get_bits::<30>(0));
+        }
+        self.al_lo.next = bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(0))
+            + bit_cast::<31, 30>(self.nl_lo2.q.val());
+        self.al_h0.next =
+            bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(30)) + self.nl_hi2.q.val();
+        self.al_h1.next =
+            bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(30)) + self.nl_hp2.q.val();
+        self.a_gel.next = !self.al_h0.val().get_bit(30);
+        if self.al_lo.val().get_bit(30) {
+            self.a_gel.next = !self.al_h1.val().get_bit(30);
+        }
+        if self.geh3.q.val() {
+            self.a_gel.next = true;
+        }
+        self.ah_lo.next = bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(0))
+            + bit_cast::<31, 30>(self.nh_lo2.q.val());
+        self.ah_h0.next =
+            bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(30)) + self.nh_hi2.q.val();
+        self.ah_h1.next =
+            bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(30)) + self.nh_hp2.q.val();
+        self.a_geh.next = !self.ah_h0.val().get_bit(30);
+        if self.ah_lo.val().get_bit(30) {
+            self.a_geh.next = !self.ah_h1.val().get_bit(30);
+        }
+        if self.geh3.q.val() {
+            self.a_geh.next = true;
+        }
+        // The accumulator is cleared: lp alone against the thresholds, n >= 0.
+        self.z_gel.next = !self.nl_hi2.q.val().get_bit(30);
+        self.z_geh.next = !self.nh_hi2.q.val().get_bit(30);
 
-        // V: the verdict. acc + lp saturating at 2^60 - 1, as a carry-select adder on 30-bit halves.
-        self.sum_lo.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(0))
-            + bit_cast::<31, 30>(self.lp3.q.val().get_bits::<30>(0));
-        self.sum_hi.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30))
-            + bit_cast::<31, 26>(self.lp3.q.val().get_bits::<26>(30));
-        if self.sum_lo.val().get_bit(30) {
-            self.sum_hi.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30))
-                + bit_cast::<31, 30>(self.lphi1_3.q.val());
-        }
-        self.sat.next = (bit_cast::<60, 30>(self.sum_hi.val().get_bits::<30>(0)) << 30)
-            | bit_cast::<60, 30>(self.sum_lo.val().get_bits::<30>(0));
-        if self.sum_hi.val().get_bit(30) {
-            self.sat.next = self.accu_max.val();
-        }
-        self.ge_lo.next = self.tl_all3.q.val()
-            | (self.acc_r.q.val().get_bits::<30>(30) > self.tl3.q.val().get_bits::<30>(30))
-            | ((self.acc_r.q.val().get_bits::<30>(30) == self.tl3.q.val().get_bits::<30>(30))
-                & (self.acc_r.q.val().get_bits::<30>(0) >= self.tl3.q.val().get_bits::<30>(0)));
-        self.ge_hi.next = self.th_all3.q.val()
-            | (self.acc_r.q.val().get_bits::<30>(30) > self.th3.q.val().get_bits::<30>(30))
-            | ((self.acc_r.q.val().get_bits::<30>(30) == self.th3.q.val().get_bits::<30>(30))
-                & (self.acc_r.q.val().get_bits::<30>(0) >= self.th3.q.val().get_bits::<30>(0)));
-        self.early.next = false;
+        // The queue as the packet in P2 will find it in V: count + push - pop against LIMIT, the byte
+        // backlog against the bounds from P1 (its high bits are zero below 2^18).
+        self.popv.next = self.pop.val();
+        self.tg0.next = self.count.val() >= self.lim2.q.val();
+        self.tg1.next =
+            (bit_cast::<12, 11>(self.count.val()) + 1) >= bit_cast::<12, 11>(self.lim2.q.val());
+        self.tgm.next = self.count.val() > self.lim2.q.val();
+        self.bl_hi_zero.next = !self.backlog_r.q.val().get_bits::<14>(18).any();
+        self.sm0.next =
+            self.bl_hi_zero.val() & (self.backlog_r.q.val().get_bits::<18>(0) < self.w0_2.q.val());
+        self.sm1.next = self.bl_hi_zero.val()
+            & !self.w1_2.q.val().get_bit(18)
+            & (self.backlog_r.q.val().get_bits::<18>(0) < self.w1_2.q.val().get_bits::<18>(0));
+
+        // V: the verdict (finish() of the golden model), from registered flags only, in two LUT levels:
+        // past the tail drop and the bypasses (folded into vt, vnb, ... at the end of P2), the packet
+        // makes an early decision iff lp != 0 and acc + lp >= 0.85 and (acc + lp >= 8.5 or the draw
+        // hits); it then clears the accumulator if it drops or drew, else (a mark at or above 8.5)
+        // adds. Below 0.85 it adds; lp = 0 clears.
+        self.sel_zero.next = self.acc_clear.val()
+            | self.vt3.q.val()
+            | (self.vnb3.q.val() & self.geh3.q.val() & self.zb3.q.val())
+            | (self.vnb3.q.val()
+                & !self.geh3.q.val()
+                & (self.lpz3.q.val() | (self.gel3.q.val() & self.hit3.q.val())));
+        self.sel_add.next = !self.acc_clear.val()
+            & ((self.geh3.q.val() & self.vnb3.q.val() & !self.zb3.q.val())
+                | (!self.geh3.q.val()
+                    & self.vnl3.q.val()
+                    & !(self.gel3.q.val() & self.hit3.q.val())));
+        self.early.next =
+            self.vnl3.q.val() & self.gel3.q.val() & (self.geh3.q.val() | self.hit3.q.val());
+        self.drop.next =
+            self.vnd3.q.val() & self.gel3.q.val() & (self.geh3.q.val() | self.hit3.q.val());
         self.code.next = 0.into();
-        self.acc_n.next = self.acc_r.q.val();
-        if self.count.val() >= self.limit.val() {
+        if self.vt3.q.val() {
             self.code.next = 3.into();
-            self.acc_n.next = 0.into();
-        } else if self.pass3.q.val()
-            | (self.backlog_r.q.val() < (bit_cast::<32, 16>(self.mtu.val()) << 1))
-        {
-            self.acc_n.next = self.acc_r.q.val();
-        } else if self.lpz3.q.val() {
-            self.acc_n.next = 0.into();
-        } else if !self.ge_lo.val() {
-            self.acc_n.next = self.sat.val();
-        } else if self.ge_hi.val() {
-            self.early.next = true;
-            self.acc_n.next = self.sat.val();
-        } else if self.hit3.q.val() {
-            self.early.next = true;
-            self.acc_n.next = 0.into();
-        } else {
-            self.acc_n.next = self.sat.val();
-        }
-        if self.early.val() {
+        } else if self.early.val() {
             if self.ecnok3.q.val() {
                 self.code.next = 1.into();
             } else {
                 self.code.next = 2.into();
-                self.acc_n.next = 0.into();
             }
         }
-        self.push.next = self.v3.q.val() & !self.code.val().get_bit(1) & !self.rst.val();
+
+        // The packet in P2 moves to V with the flags of the accumulator V leaves.
+        self.v3.d.next = self.v2.q.val();
+        self.len3.d.next = self.len2.q.val();
+        self.ecn3.d.next = self.ecn2.q.val();
+        self.tag3.d.next = self.tag2.q.val();
+        self.lpz3.d.next = self.lpz2.q.val();
+        // (rnd >> 8) < lp: the carry out of lp + ~rw, carry-select on the halves (lp[55:30] + 1 is
+        // the adders' lphi1); then the packet's own flags folded per region of acc + lp.
+        self.hit_lo.next = bit_cast::<31, 30>(self.lp2.q.val().get_bits::<30>(0))
+            + bit_cast::<31, 30>(self.rwn2.q.val().get_bits::<30>(0));
+        self.hit_h0.next = bit_cast::<27, 26>(self.lp2.q.val().get_bits::<26>(30))
+            + bit_cast::<27, 26>(self.rwn2.q.val().get_bits::<26>(30));
+        self.hit_h1.next = bit_cast::<27, 30>(self.lphi1_2.q.val())
+            + bit_cast::<27, 26>(self.rwn2.q.val().get_bits::<26>(30));
+        self.hit.next = self.hit_h0.val().get_bit(26);
+        if self.hit_lo.val().get_bit(30) {
+            self.hit.next = self.hit_h1.val().get_bit(26);
+        }
+        self.ecnok3.d.next = self.ecnok2.q.val();
+        self.hit3.d.next = self.hit.val();
+        self.zb3.d.next = self.lpz2.q.val() | !self.ecnok2.q.val();
+        // The flags' three-way choice as one LUT after the late candidates: m = the cleared case's
+        // flag when clearing, else whether to take `a` (both early).
+        self.m_gel.next = self.sel_add.val();
+        self.m_geh.next = self.sel_add.val();
+        if self.sel_zero.val() {
+            self.m_gel.next = self.z_gel.val();
+            self.m_geh.next = self.z_geh.val();
+        }
+        self.gel3.d.next = self.k_gel.val();
+        self.geh3.d.next = self.k_geh.val();
+        if self.sel_zero.val() {
+            self.gel3.d.next = self.m_gel.val();
+            self.geh3.d.next = self.m_geh.val();
+        } else {
+            if self.m_gel.val() {
+                self.gel3.d.next = self.a_gel.val();
+            }
+            if self.m_geh.val() {
+                self.geh3.d.next = self.a_geh.val();
+            }
+        }
+        self.sum3.d.next = self.k_sum.val();
+        if self.sel_add.val() {
+            self.sum3.d.next = self.a_sum.val();
+        }
+        if self.sel_zero.val() {
+            self.sum3.d.next = bit_cast::<60, 56>(self.lp2.q.val());
+        }
+        if self.sel_add.val() {
+            self.acc_r.d.next = self.sum3.q.val();
+            if self.geh3.q.val() {
+                self.acc_r.d.next = self.accu_max.val();
+            }
+        }
+        if self.sel_zero.val() {
+            self.acc_r.d.next = 0.into();
+        }
+
+        self.push.next = self.vok3.q.val() & !self.drop.val() & !self.rst.val();
+        // The queue as the packet in P2 finds it in V: after this cycle's push and pop.
+        self.byp_sel.next = self.pass2.q.val() | self.sm0.val();
+        self.tail_sel.next = self.tg0.val();
+        if self.push.val() {
+            self.byp_sel.next = self.pass2.q.val() | self.sm1.val();
+            if !self.popv.val() {
+                self.tail_sel.next = self.tg1.val();
+            }
+        } else if self.popv.val() {
+            self.tail_sel.next = self.tgm.val();
+        }
+        self.vt3.d.next = self.v2.q.val() & self.tail_sel.val();
+        self.vok3.d.next = self.v2.q.val() & !self.tail_sel.val();
+        self.vnb3.d.next = self.v2.q.val() & !self.tail_sel.val() & !self.byp_sel.val();
+        self.vnl3.d.next =
+            self.v2.q.val() & !self.tail_sel.val() & !self.byp_sel.val() & !self.lpz2.q.val();
+        self.vnd3.d.next = self.v2.q.val()
+            & !self.tail_sel.val()
+            & !self.byp_sel.val()
+            & !self.lpz2.q.val()
+            & !self.ecnok2.q.val();
         self.ecn_out.next = self.ecn3.q.val();
         if self.code.val() == 1 {
             self.ecn_out.next = 3.into();
@@ -422,32 +664,35 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.vv.d.next = self.v3.q.val();
         self.vtag.d.next = 0.into();
         self.vcode.d.next = 0.into();
+        self.vcount.d.next = self.count.val();
         if self.v3.q.val() {
             self.vtag.d.next = self.tag3.q.val();
             self.vcode.d.next = self.code.val();
-            self.acc_r.d.next = self.acc_n.val();
+        }
+        // The counters count the verdict register (the cycle after V), so that V's verdict feeds only
+        // the queue and the look-ahead.
+        if self.vv.q.val() {
             self.pkts_in_r.d.next = self.pkts_in_r.q.val() + 1;
-            if self.code.val().get_bit(1) {
+            if self.vcode.q.val().get_bit(1) {
                 self.dropped_r.d.next = self.dropped_r.q.val() + 1;
             }
-            if self.code.val() == 3 {
+            if self.vcode.q.val() == 3 {
                 self.overlimit_r.d.next = self.overlimit_r.q.val() + 1;
             }
-            if self.code.val() == 1 {
+            if self.vcode.q.val() == 1 {
                 self.marked_r.d.next = self.marked_r.q.val() + 1;
             }
-            if !self.code.val().get_bit(1) & (self.count.val() >= self.maxq_r.q.val()) {
-                self.maxq_r.d.next = self.count.val() + 1;
+            if !self.vcode.q.val().get_bit(1) & (self.vcount.q.val() >= self.maxq_r.q.val()) {
+                self.maxq_r.d.next = self.vcount.q.val() + 1;
             }
         }
-        if self.acc_clear.val() {
-            self.acc_r.d.next = 0.into();
-        }
-        // Byte backlog: last cycle's departure out, this packet in. backlog + len - deq is a 3:2
+        // Byte backlog: the departure of two cycles ago out, this packet in. backlog + len - deq is a 3:2
         // carry-save compression and one adder: a + b + ~c + 1 = s + (carries << 1 | 1).
+        self.dq2_valid.d.next = self.deq_valid.val();
+        self.dq2_len.d.next = self.deq_len.val();
         self.deq.next = 0.into();
-        if self.deq_valid.val() {
-            self.deq.next = bit_cast::<32, 16>(self.deq_len.val());
+        if self.dq2_valid.q.val() {
+            self.deq.next = bit_cast::<32, 16>(self.dq2_len.q.val());
         }
         self.len32.next = bit_cast::<32, 16>(self.len3.q.val());
         self.bl_base.next = self.backlog_r.q.val() - self.deq.val();
@@ -485,11 +730,17 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             self.v1.d.next = false;
             self.v2.d.next = false;
             self.v3.d.next = false;
+            self.vt3.d.next = false;
+            self.vok3.d.next = false;
+            self.vnb3.d.next = false;
+            self.vnl3.d.next = false;
+            self.vnd3.d.next = false;
             self.vv.d.next = false;
             self.vtag.d.next = 0.into();
             self.vcode.d.next = 0.into();
             self.acc_r.d.next = 0.into();
             self.backlog_r.d.next = 0.into();
+            self.dq2_valid.d.next = false;
             self.pkts_in_r.d.next = 0.into();
             self.dropped_r.d.next = 0.into();
             self.overlimit_r.d.next = 0.into();
@@ -636,7 +887,7 @@ mod tests {
     }
 
     #[test]
-    fn marks_keep_the_accumulator_which_saturates_at_60_bits() {
+    fn marks_keep_the_accumulator_which_saturates_at_eight_and_a_half() {
         let mut v = vec![pkt(0, 0)];
         v.extend(
             [Pkt {

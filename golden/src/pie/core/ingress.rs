@@ -1,7 +1,8 @@
 //! The verdict pipeline (`aqm_hdl::pie::ingress::PieIngress`): P0 samples the slow state on
-//! acceptance (a bytemode packet then holds P0 for its multiplier), P1 has the local probability, P2 takes
-//! the random word, P3 computes thresholds, and V decides with [`finish`] against the live queue and
-//! accumulator.
+//! acceptance (a bytemode packet then holds P0 for its multiplier), P1 has the local probability and
+//! takes LIMIT and MTU for the queue checks, P2 takes the random word, and V (P3) decides with
+//! [`finish`] against the queue and accumulator as it finds them. The counters count the verdict
+//! register, one edge after V; the byte backlog loses a departure's length in its D2.
 
 use super::super::enqueue::{finish, Prepared, QueueView, Verdict};
 use super::controller::CtrlOut;
@@ -20,6 +21,9 @@ struct Stage {
     desc: Desc,
     prepared: Prepared,
     rnd: u64,
+    /// LIMIT and MTU of the packet's P1 cycle, for V's limit and 2*MTU checks.
+    limit: u32,
+    mtu: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -34,6 +38,10 @@ pub struct Ingress {
     pub vv: bool,
     pub vtag: u16,
     pub vcode: u8,
+    /// The queue's count in V, for MAXQ the edge after.
+    vcount: u32,
+    /// The length of a departure in its D2 (it leaves the byte backlog at this edge).
+    dq2: Option<u16>,
     pub acc: u64,
     pub backlog: u32,
     pub pkts_in: u32,
@@ -86,25 +94,10 @@ impl Ingress {
     pub fn clock(&mut self, rst: bool, i: &PieCoreInputs, c: &Comb, e: &Env) -> Option<Entry> {
         let p = e.params;
         self.events = (0, 0);
-        // V: the verdict of the packet in P3.
-        let mut push = None;
-        let mut next_acc = self.acc;
-        let s3 = self.p3;
-        if s3.valid {
-            let queue = QueueView {
-                packets: e.count,
-                bytes: self.backlog as u64,
-            };
-            let d = finish(s3.prepared, self.acc, queue, p.pie.limit, p.pie.mtu, s3.rnd);
-            // A random early decision: the sum was between 0.85 and 8.5 and the draw hit.
-            if matches!(d.verdict, Verdict::EarlyDrop | Verdict::Mark) && d.local_prob > 0 {
-                let sum = (self.acc + d.local_prob).min(super::super::consts::ACCU_MAX);
-                self.events.1 = (sum < super::super::consts::ACCU_HIGH) as u64;
-            }
-            let code = d.verdict.code();
-            next_acc = d.accu_prob;
+        // The counters count last cycle's verdict.
+        if self.vv {
             self.pkts_in = self.pkts_in.wrapping_add(1);
-            match d.verdict {
+            match Verdict::from_code(self.vcode) {
                 Verdict::EarlyDrop => self.dropped = self.dropped.wrapping_add(1),
                 Verdict::TailDrop => {
                     self.dropped = self.dropped.wrapping_add(1);
@@ -113,40 +106,53 @@ impl Ingress {
                 Verdict::Mark => self.marked = self.marked.wrapping_add(1),
                 Verdict::Enqueue => {}
             }
-            if d.verdict.is_enqueued() {
-                if e.count >= self.maxq {
-                    self.maxq = (e.count + 1) & 0x7FF;
-                }
-                if !rst {
-                    push = Some(Entry {
-                        ts: i.now & TIME_MASK,
-                        desc: Desc {
-                            ecn: if d.verdict == Verdict::Mark {
-                                3
-                            } else {
-                                s3.desc.ecn
-                            },
-                            ..s3.desc
+            if Verdict::from_code(self.vcode).is_enqueued() && self.vcount >= self.maxq {
+                self.maxq = (self.vcount + 1) & 0x7FF;
+            }
+        }
+        // V: the verdict of the packet in P3.
+        let mut push = None;
+        let mut next_acc = self.acc;
+        let s3 = self.p3;
+        self.vcount = e.count;
+        if s3.valid {
+            let queue = QueueView {
+                packets: e.count,
+                bytes: self.backlog as u64,
+            };
+            let d = finish(s3.prepared, self.acc, queue, s3.limit, s3.mtu, s3.rnd);
+            // A random early decision: the sum was between 0.85 and 8.5 and the draw hit.
+            if matches!(d.verdict, Verdict::EarlyDrop | Verdict::Mark) && d.local_prob > 0 {
+                let sum = (self.acc + d.local_prob).min(super::super::consts::ACCU_MAX);
+                self.events.1 = (sum < super::super::consts::ACCU_HIGH) as u64;
+            }
+            next_acc = d.accu_prob;
+            if d.verdict.is_enqueued() && !rst {
+                push = Some(Entry {
+                    ts: i.now & TIME_MASK,
+                    desc: Desc {
+                        ecn: if d.verdict == Verdict::Mark {
+                            3
+                        } else {
+                            s3.desc.ecn
                         },
-                    });
-                }
+                        ..s3.desc
+                    },
+                });
             }
             self.vtag = s3.desc.tag;
-            self.vcode = code;
+            self.vcode = d.verdict.code();
         } else {
             self.vtag = 0;
             self.vcode = 0;
         }
         self.vv = s3.valid;
         self.acc = if e.ctrl.burst_reset { 0 } else { next_acc };
-        // Byte backlog: last cycle's departure out, this packet in.
-        let deq = if e.deq.deq_valid {
-            e.deq.deq_len as u32
-        } else {
-            0
-        };
+        // Byte backlog: the departure in D2 out, this packet in.
+        let deq = self.dq2.map_or(0, u32::from);
         let pushed = push.map_or(0, |x: Entry| x.desc.len as u32);
         self.backlog = self.backlog.wrapping_sub(deq).wrapping_add(pushed);
+        self.dq2 = e.deq.deq_valid.then_some(e.deq.deq_len);
 
         // P3, P2, P1.
         self.p3 = self.p2;
@@ -154,6 +160,8 @@ impl Ingress {
         if self.p1.valid {
             self.p2.rnd = e.rnd;
         }
+        self.p2.limit = p.pie.limit;
+        self.p2.mtu = p.pie.mtu;
         self.p1 = self.p0;
         self.p1.valid = self.p0.valid && !c.stall;
 
@@ -178,6 +186,8 @@ impl Ingress {
                     local_prob: if in_bytes { e.ctrl.ppb } else { e.ctrl.prob },
                 },
                 rnd: 0,
+                limit: 0,
+                mtu: 0,
             };
             self.bytes0 = in_bytes;
             self.mcnt = 0;
@@ -200,6 +210,7 @@ impl Ingress {
             self.vcode = 0;
             self.acc = 0;
             self.backlog = 0;
+            self.dq2 = None;
             self.pkts_in = 0;
             self.dropped = 0;
             self.overlimit = 0;
