@@ -13,16 +13,18 @@
 //            its tag; no verdict without a descriptor; tag and code 0 without a verdict; CE mark (code
 //            1) only for an ECN-capable descriptor; in_ready high in every cycle but the reset
 //   QUEUE    shadow count q = enqueue verdicts (codes 0, 1) - departures: out_valid exactly when q > 0
-//            (no departure from an empty queue, no stall: a queued packet is offered at once, and
-//            with out_ready high leaves), q <= CAPACITY, and BACKLOG_PKTS read back = q
+//            but for last cycle's enqueue (no departure from an empty queue, no stall: a queued packet
+//            is offered two cycles after its verdict, and with out_ready high leaves), q <= CAPACITY,
+//            and BACKLOG_PKTS read back = q
 //   FIFO     a tracked enqueued packet leaves after exactly the packets enqueued before it, with its tag
 //   REGS     one register (any of ID, CONTROL, CAPACITY, 0x10-0x19) read back: its reset value after
 //            reset, an accepted write's value from w+2, unchanged by a rejected write
 //   SEED     the PRNG state, read as SEED_LO and SEED_HI, is never zero, whatever the seed writes
 //   COUNTERS one counter (PKTS_IN, SENT_PKTS, DROPPED, OVERLIMIT, ECN_MARK) read back equals the count
 //            of its events since reset or the last CONTROL clear, 32 bits wrapping: verdicts (of its
-//            codes) count at the edge of stage V, so from their verdict cycle; departures from two cycles
-//            later; a clear of cycle w empties it at the edge of w+1 and wins over an increment there
+//            codes) count at the edge of their verdict cycle, so from the cycle after it; departures
+//            from two cycles later; a clear of cycle w empties it at the edge of w+1 and wins over an
+//            increment there
 //   INREADY  (BYTEMODE writes allowed) in_ready is low for at most BYTEMODE_HOLD - 1 = 13 cycles in a
 //            row: ingress never deadlocks; accepted - verdicts stays within 0 ... 5
 //   COVER    verdict codes 0 (enqueued) and 3 (tail drop, after a LIMIT write); a departure. Codes 1
@@ -107,8 +109,12 @@ module pie_core_props (
     rd_bl <= reg_re && reg_addr == 8'h28 && !init;
     rd_bl_exp <= q_eff;
   end
+  // An entry reaches the head three cycles after its push, two after its verdict: the last cycle's
+  // enqueue is counted in q but not at the head yet.
+  reg enq_d = 1'b0;
+  always @(posedge clock) enq_d <= enq && !init;
   always @(*) if (!init) begin
-    assert (out_valid == (q != 12'd0));
+    assert (out_valid == (q - {11'd0, enq_d} != 12'd0));
     assert (q <= 12'd1024);
     assert (!out_queue && !out_drop);
     if (rd_bl) assert (reg_rvalid && {1'b0, reg_rdata[10:0]} == rd_bl_exp && reg_rdata[31:11] == 21'd0);

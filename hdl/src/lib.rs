@@ -1,4 +1,4 @@
-//! The AQM cores in rust-hdl: what they share (the descriptor queue, link model, random generator, their
+//! The AQM cores in rust-hdl: what they share (the descriptor queues, link model, random generator, their
 //! ports and register front), the PIE core (`pie`), the DualPI2 core (`dualpi2`), Verilog emission
 //! (`emit`) and the external checks of the emitted Verilog (`synth`).
 //!
@@ -13,6 +13,7 @@ pub mod desc_queue;
 pub mod dualpi2;
 pub mod emit;
 pub mod formal;
+pub mod head_queue;
 pub mod konst;
 pub mod link;
 pub mod pie;

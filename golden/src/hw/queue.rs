@@ -1,26 +1,32 @@
-//! The block-RAM descriptor queue (`aqm_hdl::desc_queue::DescQueue`), first word fall through: an entry
-//! reaches the head two cycles after it is pushed, and a pop refills the head from the next entry on the
-//! following cycle.
+//! The block-RAM descriptor queues, first word fall through: `aqm_hdl::desc_queue::DescQueue`
+//! (`LAG` = 2: an entry reaches the head two cycles after it is pushed) and
+//! `aqm_hdl::head_queue::HeadQueue`, the same behind a head register (`LAG` = 3). A pop refills the head
+//! from the next entry on the following cycle.
 
 use std::collections::VecDeque;
 
-/// A queue of entries `E` (each core has its own descriptor layout).
+/// A queue of entries `E` (each core has its own descriptor layout) whose head shows an entry `LAG`
+/// cycles after its push at the earliest (2 or 3).
 #[derive(Clone, Debug)]
-pub struct Queue<E> {
+pub struct Queue<E, const LAG: usize = 2> {
     entries: VecDeque<E>,
     head_valid: bool,
+    /// An entry was pushed in the previous cycle (for `LAG` = 3 it is not at the head yet).
+    pushed_last: bool,
 }
 
-impl<E> Default for Queue<E> {
+impl<E, const LAG: usize> Default for Queue<E, LAG> {
     fn default() -> Self {
+        const { assert!(LAG == 2 || LAG == 3) };
         Queue {
             entries: VecDeque::new(),
             head_valid: false,
+            pushed_last: false,
         }
     }
 }
 
-impl<E: Copy> Queue<E> {
+impl<E: Copy, const LAG: usize> Queue<E, LAG> {
     /// Entries held, the head included (and an entry pushed in the previous cycle).
     pub fn count(&self) -> u32 {
         self.entries.len() as u32
@@ -41,13 +47,21 @@ impl<E: Copy> Queue<E> {
         if popped {
             self.entries.pop_front();
         }
-        self.head_valid = !self.entries.is_empty();
+        // Entries older than this cycle's push (and, with a head register, than last cycle's too).
+        let young = if LAG == 3 {
+            self.pushed_last as usize
+        } else {
+            0
+        };
+        self.head_valid = self.entries.len() > young;
+        self.pushed_last = push.is_some();
         if let Some(e) = push {
             self.entries.push_back(e);
         }
         if rst {
             self.entries.clear();
             self.head_valid = false;
+            self.pushed_last = false;
         }
     }
 }

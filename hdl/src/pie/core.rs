@@ -2,7 +2,7 @@
 //!
 //! ```text
 //!             +-----------+  push   +------------+  head  +-----------+
-//!  in_* ----->|  ingress  |-------->| desc queue |------->|  egress   |-----> out_* (link model)
+//!  in_* ----->|  ingress  |-------->| head queue |------->|  egress   |-----> out_* (link model)
 //!  (1/clock)  | 5 stages  |         | BRAM, 1024 |<-------| D1, D2    |
 //!             +-----------+         +------------+  pop   +-----------+
 //!  verdict_* <---'  ^  ^ rnd                               |  ^ qdelay, burst, deq len
@@ -22,7 +22,7 @@ use super::egress::PieEgress;
 use super::ingress::PieIngress;
 use super::regs::PieRegs;
 use crate::core_ports::aqm_core;
-use crate::desc_queue::DescQueue;
+use crate::head_queue::HeadQueue;
 use crate::prng::Prng;
 use rust_hdl::prelude::*;
 
@@ -44,7 +44,7 @@ aqm_core! {
         ctrl: PieController,
         ingress: PieIngress<BM>,
         egress: PieEgress,
-        queue: DescQueue<74, QUEUE_ADDR_BITS, 11>,
+        queue: HeadQueue<74, QUEUE_ADDR_BITS, 11>,
         prng: Prng,
     }
 }
@@ -82,7 +82,6 @@ impl<const BM: u64> Logic for PieCore<BM> {
         self.ingress.mtu.next = self.regs.mtu.val();
         self.ingress.limit.next = self.regs.limit.val();
         self.ingress.count.next = self.queue.count.val();
-        self.ingress.pop.next = self.egress.pop.val();
         self.ingress.deq_valid.next = self.egress.deq_valid.val();
         self.ingress.deq_len.next = self.egress.deq_len.val();
         self.ingress.rnd.next = self.prng.word.val();
@@ -155,8 +154,10 @@ impl<const BM: u64> Logic for PieCore<BM> {
         self.reg_rvalid.next = self.regs.bus.rvalid.val();
         self.reg_err.next = self.regs.bus.err.val();
 
+        // An entry on its way to the queue's head (queued, no head yet) is work in flight.
         self.idle.next = !self.ingress.busy.val()
             & !self.egress.busy.val()
+            & !(self.queue.count.val().any() & !self.queue.head_valid.val())
             & !self.ctrl.busy.val()
             & !self.ctrl.pending.val()
             & !self.regs.soft_reset.val();

@@ -29,7 +29,7 @@ pub struct PieEgress {
     pub now: Signal<In, Bits<64>>, // ns
     // The queue head.
     pub head_valid: Signal<In, Bit>,
-    pub head_data: Signal<In, Bits<74>>, // {ts[40], tag[16], ecn[2], len[16]}
+    pub head_data: Signal<In, Bits<74>>, // {~ts[40], tag[16], ecn[2], len[16]}
     pub count: Signal<In, Bits<11>>,     // packets queued, head included
     pub pop: Signal<Out, Bit>,
     // Egress stream.
@@ -62,24 +62,30 @@ pub struct PieEgress {
     link: LinkModel,
     d1_valid: DFF<Bit>,
     d1_dep: DFF<Bits<40>>,
-    d1_ts: DFF<Bits<40>>,
+    d1_tsn: DFF<Bits<40>>, // ~ts
     d1_len: DFF<Bits<16>>,
     d1_empty: DFF<Bit>,
     dq_first: DFF<Bit>,
     dq_stale: DFF<Bit>,
-    dq_ns: DFF<Bits<40>>,
+    dq_nsn: DFF<Bits<40>>, // ~(the previous departure time)
     d2_valid: DFF<Bit>,
-    d2_dtime: DFF<Bits<34>>,
+    d2_dtn: DFF<Bits<34>>, // ~dtime, ticks
     qdelay_r: DFF<Bits<34>>,
     burst_r: DFF<Bits<32>>,
     sent_pkts_r: DFF<Bits<32>>,
     sent_bytes_r: DFF<Bits<40>>,
     now40: Signal<Local, Bits<40>>,
     handshake: Signal<Local, Bit>,
-    head_ts: Signal<Local, Bits<40>>,
+    head_tsn: Signal<Local, Bits<40>>,
+    soj_lo: Signal<Local, Bits<21>>, // {borrow, (dep - ts)[19:0]}
+    soj_h0: Signal<Local, Bits<20>>,
+    soj_h1: Signal<Local, Bits<20>>,
+    drain: Signal<Local, Bits<35>>,
+    dtime: Signal<Local, Bits<34>>,
+    ts_lo: Signal<Local, Bits<20>>,
+    no_dtime: K<34, { (1 << 34) - 1 }>, // ~0
     age: Signal<Local, Bits<40>>,
     reset_burst: K<32, RESET_BURST_TICKS>,
-    stale_dtime: K<34, { (1 << 34) - 1 }>,
 }
 
 impl Logic for PieEgress {
@@ -90,14 +96,14 @@ impl Logic for PieEgress {
             clock,
             d1_valid,
             d1_dep,
-            d1_ts,
+            d1_tsn,
             d1_len,
             d1_empty,
             dq_first,
             dq_stale,
-            dq_ns,
+            dq_nsn,
             d2_valid,
-            d2_dtime,
+            d2_dtn,
             qdelay_r,
             burst_r,
             sent_pkts_r,
@@ -108,7 +114,18 @@ impl Logic for PieEgress {
         self.link.rst.next = self.rst.val();
         self.link.now40.next = self.now40.val();
         self.link.link_bt.next = self.link_bt.val();
-        self.head_ts.next = self.head_data.val().get_bits::<40>(34);
+        // Times that are subtracted are held inverted (the queue holds ~ts): `a - !b` needs no inverter in
+        // front of its carry chain.
+        self.head_tsn.next = self.head_data.val().get_bits::<40>(34);
+        // (An inversion is a signal of its own width: rust-hdl's bit_cast would let Verilog widen the
+        // operand before inverting it.)
+        self.ts_lo.next = !self.head_tsn.val().get_bits::<20>(0);
+        self.soj_lo.next = bit_cast::<21, 20>(self.link.dep.val().get_bits::<20>(0))
+            - bit_cast::<21, 20>(self.ts_lo.val());
+        self.soj_h0.next =
+            self.link.dep.val().get_bits::<20>(20) - !self.head_tsn.val().get_bits::<20>(20);
+        self.soj_h1.next =
+            self.link.dep.val().get_bits::<20>(20) + self.head_tsn.val().get_bits::<20>(20);
         self.out_valid.next = self.head_valid.val() & self.link.idle.val();
         self.out_len.next = 0.into();
         self.out_ecn.next = 0.into();
@@ -118,7 +135,14 @@ impl Logic for PieEgress {
             self.out_len.next = self.head_data.val().get_bits::<16>(0);
             self.out_ecn.next = self.head_data.val().get_bits::<2>(16);
             self.out_tag.next = self.head_data.val().get_bits::<16>(18);
-            self.out_sojourn.next = self.link.dep.val() - self.head_ts.val();
+            // dep - ts as a carry-select subtraction on 20-bit halves; the high half for a borrow is
+            // dep_hi - ts_hi - 1 = dep_hi + ~ts_hi.
+            self.out_sojourn.next = (bit_cast::<40, 20>(self.soj_h0.val()) << 20)
+                | bit_cast::<40, 20>(self.soj_lo.val().get_bits::<20>(0));
+            if self.soj_lo.val().get_bit(20) {
+                self.out_sojourn.next = (bit_cast::<40, 20>(self.soj_h1.val()) << 20)
+                    | bit_cast::<40, 20>(self.soj_lo.val().get_bits::<20>(0));
+            }
         }
         self.handshake.next = self.out_valid.val() & self.out_ready.val();
         self.pop.next = self.handshake.val();
@@ -131,12 +155,12 @@ impl Logic for PieEgress {
         self.d1_valid.d.next = self.handshake.val();
         if self.handshake.val() {
             self.d1_dep.d.next = self.link.dep.val();
-            self.d1_ts.d.next = self.head_ts.val();
+            self.d1_tsn.d.next = self.head_tsn.val();
             self.d1_len.d.next = self.head_data.val().get_bits::<16>(0);
             self.d1_empty.d.next = self.count.val() == 1;
         }
         // The previous dequeue is too old for a 40-bit difference: the next one drains the whole allowance.
-        self.age.next = self.now40.val() - self.dq_ns.q.val();
+        self.age.next = self.now40.val() - !self.dq_nsn.q.val();
         if !self.dq_first.q.val() & self.age.val().get_bits::<2>(38).any() {
             self.dq_stale.d.next = true;
         }
@@ -146,17 +170,17 @@ impl Logic for PieEgress {
             self.qdelay_r.d.next = 0.into();
             if !self.d1_empty.q.val() {
                 self.qdelay_r.d.next = bit_cast::<34, 40>(self.d1_dep.q.val() >> 6)
-                    - bit_cast::<34, 40>(self.d1_ts.q.val() >> 6);
+                    - !bit_cast::<34, 40>(self.d1_tsn.q.val() >> 6);
             }
-            self.d2_dtime.d.next = bit_cast::<34, 40>(self.d1_dep.q.val() >> 6)
-                - bit_cast::<34, 40>(self.dq_ns.q.val() >> 6);
+            self.d2_dtn.d.next = !(bit_cast::<34, 40>(self.d1_dep.q.val() >> 6)
+                - !bit_cast::<34, 40>(self.dq_nsn.q.val() >> 6));
             if self.dq_first.q.val() {
-                self.d2_dtime.d.next = 0.into();
+                self.d2_dtn.d.next = self.no_dtime.val();
             }
             if self.dq_stale.q.val() {
-                self.d2_dtime.d.next = self.stale_dtime.val();
+                self.d2_dtn.d.next = 0.into();
             }
-            self.dq_ns.d.next = self.d1_dep.q.val();
+            self.dq_nsn.d.next = !self.d1_dep.q.val();
             self.dq_first.d.next = false;
             self.dq_stale.d.next = false;
             self.sent_pkts_r.d.next = self.sent_pkts_r.q.val() + 1;
@@ -164,13 +188,15 @@ impl Logic for PieEgress {
                 self.sent_bytes_r.q.val() + bit_cast::<40, 16>(self.d1_len.q.val());
         }
 
-        // D2: the burst allowance drains by the time between dequeues.
-        if self.d2_valid.q.val() & self.d2_dtime.q.val().any() {
-            if self.d2_dtime.q.val() >= bit_cast::<34, 32>(self.burst_r.q.val()) {
+        // D2: the burst allowance drains by the time between dequeues: burst - dtime as one 35-bit
+        // subtraction (dtime held inverted), 0 when it goes below zero.
+        self.dtime.next = !self.d2_dtn.q.val();
+        self.drain.next =
+            bit_cast::<35, 32>(self.burst_r.q.val()) - bit_cast::<35, 34>(self.dtime.val());
+        if self.d2_valid.q.val() & !self.d2_dtn.q.val().all() {
+            self.burst_r.d.next = self.drain.val().get_bits::<32>(0);
+            if self.drain.val().get_bit(34) {
                 self.burst_r.d.next = 0.into();
-            } else {
-                self.burst_r.d.next =
-                    self.burst_r.q.val() - bit_cast::<32, 34>(self.d2_dtime.q.val());
             }
         }
         if self.burst_reset.val() {
@@ -196,7 +222,7 @@ impl Logic for PieEgress {
             self.d2_valid.d.next = false;
             self.dq_first.d.next = true;
             self.dq_stale.d.next = false;
-            self.dq_ns.d.next = 0.into();
+            self.dq_nsn.d.next = 0xFF_FFFF_FFFF_u64.into();
             self.qdelay_r.d.next = 0.into();
             self.burst_r.d.next = self.reset_burst.val();
             self.sent_pkts_r.d.next = 0.into();

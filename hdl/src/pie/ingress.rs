@@ -12,7 +12,8 @@
 //!             packet can find in V (the one now, the sum of the packet in V, or 0), the right one
 //!             chosen by the verdict of the packet in V; (rnd >> 8) < lp
 //!         V   the verdict from the flags of P2 (with the limit and 2*MTU checks against the queue as V
-//!             finds it, from LIMIT and MTU of P1); enqueue; counters
+//!             finds it, from LIMIT and MTU of P1; a departure in the cycle before V still counts);
+//!             enqueue
 //! ```
 //! The verdict appears 5 cycles after acceptance. Only the accumulator, the queue length and the byte
 //! backlog carry from one packet to the next. The accumulator is the loop that has to close in one clock
@@ -60,11 +61,10 @@ pub struct PieIngress<const BM: u64> {
     pub limit: Signal<In, Bits<11>>, // packets
     // The queue.
     pub count: Signal<In, Bits<11>>,   // packets queued
-    pub pop: Signal<In, Bit>,          // the head leaves the queue this cycle
     pub deq_valid: Signal<In, Bit>,    // a packet departed last cycle (D1) ...
     pub deq_len: Signal<In, Bits<16>>, // ... with this length: off the byte backlog in its D2
     pub push: Signal<Out, Bit>,
-    pub push_data: Signal<Out, Bits<74>>, // {ts[40], tag[16], ecn[2], len[16]}
+    pub push_data: Signal<Out, Bits<74>>, // {~ts[40], tag[16], ecn[2], len[16]}
     // The random generator.
     pub rnd: Signal<In, Bits<64>>,
     pub rnd_take: Signal<Out, Bit>,
@@ -135,8 +135,9 @@ pub struct PieIngress<const BM: u64> {
     // For the limit and 2*MTU checks of the packet in P2, from P1: LIMIT, and the bounds on the byte
     // backlog below which it is under 2*MTU (the packet in P2 enqueued or not).
     lim2: DFF<Bits<11>>,
-    w0_2: DFF<Bits<18>>, // 2*MTU + the bytes leaving the backlog with the packet in P2 in V
-    w1_2: DFF<Bits<19>>, // w0 - the length of the packet in P2 (signed)
+    limm2: DFF<Bits<12>>, // LIMIT - 1 (bit 11: LIMIT was 0), for count + 1 >= LIMIT
+    w0_2: DFF<Bits<18>>,  // 2*MTU + the bytes leaving the backlog with the packet in P2 in V
+    w1_2: DFF<Bits<19>>,  // w0 - the length of the packet in P2 (signed)
     // P3 = V: the flags chosen by P2's look-ahead.
     v3: DFF<Bit>,
     len3: DFF<Bits<16>>,
@@ -215,17 +216,17 @@ pub struct PieIngress<const BM: u64> {
     sm0: Signal<Local, Bit>,
     sm1: Signal<Local, Bit>,
     bl_hi_zero: Signal<Local, Bit>,
-    popv: Signal<Local, Bit>,
     tg0: Signal<Local, Bit>,
     tg1: Signal<Local, Bit>,
-    tgm: Signal<Local, Bit>,
     // V.
     hit_lo: Signal<Local, Bits<31>>,
     hit_h0: Signal<Local, Bits<27>>,
     hit_h1: Signal<Local, Bits<27>>,
     hit: Signal<Local, Bit>,
-    tail_sel: Signal<Local, Bit>,
-    byp_sel: Signal<Local, Bit>,
+    t0: Signal<Local, Bit>,
+    t1: Signal<Local, Bit>,
+    nb0: Signal<Local, Bit>,
+    nb1: Signal<Local, Bit>,
     early: Signal<Local, Bit>,
     drop: Signal<Local, Bit>,
     sel_zero: Signal<Local, Bit>,
@@ -314,6 +315,7 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             dq2_valid,
             dq2_len,
             lim2,
+            limm2,
             w0_2,
             w1_2,
             vv,
@@ -448,6 +450,7 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.w1_2.d.next =
             bit_cast::<19, 18>(self.w0.val()) - bit_cast::<19, 16>(self.len2.q.val());
         self.lim2.d.next = self.limit.val();
+        self.limm2.d.next = bit_cast::<12, 11>(self.limit.val()) - 1;
 
         // P2: the look-ahead. Kept accumulator: acc + lp (carry-select halves), and acc + lp >= C for
         // both thresholds as the sign of acc + n (carry-select halves: three chains side by side).
@@ -527,13 +530,13 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.z_gel.next = !self.nl_hi2.q.val().get_bit(30);
         self.z_geh.next = !self.nh_hi2.q.val().get_bit(30);
 
-        // The queue as the packet in P2 will find it in V: count + push - pop against LIMIT, the byte
-        // backlog against the bounds from P1 (its high bits are zero below 2^18).
-        self.popv.next = self.pop.val();
+        // The queue as the packet in P2 will find it in V: count + push against LIMIT (a packet that
+        // departs in V's previous cycle still counts: that keeps the pop, a late signal with a large
+        // fanout, out of this path), the byte backlog against the bounds from P1 (its high bits are
+        // zero below 2^18). (No adder on the count: the queue has its own.)
         self.tg0.next = self.count.val() >= self.lim2.q.val();
-        self.tg1.next =
-            (bit_cast::<12, 11>(self.count.val()) + 1) >= bit_cast::<12, 11>(self.lim2.q.val());
-        self.tgm.next = self.count.val() > self.lim2.q.val();
+        self.tg1.next = self.limm2.q.val().get_bit(11)
+            | (bit_cast::<12, 11>(self.count.val()) >= self.limm2.q.val());
         self.bl_hi_zero.next = !self.backlog_r.q.val().get_bits::<14>(18).any();
         self.sm0.next =
             self.bl_hi_zero.val() & (self.backlog_r.q.val().get_bits::<18>(0) < self.w0_2.q.val());
@@ -631,33 +634,32 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             self.acc_r.d.next = 0.into();
         }
 
-        self.push.next = self.vok3.q.val() & !self.drop.val() & !self.rst.val();
+        // (A push in a reset cycle is harmless: the queue and the backlog reset at that edge.)
+        self.push.next = self.vok3.q.val() & !self.drop.val();
         // The queue as the packet in P2 finds it in V: after this cycle's push and pop.
-        self.byp_sel.next = self.pass2.q.val() | self.sm0.val();
-        self.tail_sel.next = self.tg0.val();
+        // Each flag for both pushes, then chosen by the push: one LUT after it.
+        self.t0.next = self.v2.q.val() & self.tg0.val();
+        self.t1.next = self.v2.q.val() & self.tg1.val();
+        self.nb0.next = self.v2.q.val() & !self.tg0.val() & !self.pass2.q.val() & !self.sm0.val();
+        self.nb1.next = self.v2.q.val() & !self.tg1.val() & !self.pass2.q.val() & !self.sm1.val();
+        self.vt3.d.next = self.t0.val();
+        self.vok3.d.next = self.v2.q.val() & !self.t0.val();
+        self.vnb3.d.next = self.nb0.val();
+        self.vnl3.d.next = self.nb0.val() & !self.lpz2.q.val();
+        self.vnd3.d.next = self.nb0.val() & !self.lpz2.q.val() & !self.ecnok2.q.val();
         if self.push.val() {
-            self.byp_sel.next = self.pass2.q.val() | self.sm1.val();
-            if !self.popv.val() {
-                self.tail_sel.next = self.tg1.val();
-            }
-        } else if self.popv.val() {
-            self.tail_sel.next = self.tgm.val();
+            self.vt3.d.next = self.t1.val();
+            self.vok3.d.next = self.v2.q.val() & !self.t1.val();
+            self.vnb3.d.next = self.nb1.val();
+            self.vnl3.d.next = self.nb1.val() & !self.lpz2.q.val();
+            self.vnd3.d.next = self.nb1.val() & !self.lpz2.q.val() & !self.ecnok2.q.val();
         }
-        self.vt3.d.next = self.v2.q.val() & self.tail_sel.val();
-        self.vok3.d.next = self.v2.q.val() & !self.tail_sel.val();
-        self.vnb3.d.next = self.v2.q.val() & !self.tail_sel.val() & !self.byp_sel.val();
-        self.vnl3.d.next =
-            self.v2.q.val() & !self.tail_sel.val() & !self.byp_sel.val() & !self.lpz2.q.val();
-        self.vnd3.d.next = self.v2.q.val()
-            & !self.tail_sel.val()
-            & !self.byp_sel.val()
-            & !self.lpz2.q.val()
-            & !self.ecnok2.q.val();
         self.ecn_out.next = self.ecn3.q.val();
         if self.code.val() == 1 {
             self.ecn_out.next = 3.into();
         }
-        self.push_data.next = (bit_cast::<74, 40>(self.now.val().get_bits::<40>(0)) << 34)
+        // The timestamp is queued inverted: the egress subtracts it (an adder needs no inverter then).
+        self.push_data.next = (bit_cast::<74, 40>(!self.now.val().get_bits::<40>(0)) << 34)
             | (bit_cast::<74, 16>(self.tag3.q.val()) << 18)
             | (bit_cast::<74, 2>(self.ecn_out.val()) << 16)
             | bit_cast::<74, 16>(self.len3.q.val());

@@ -116,8 +116,9 @@ impl Ingress {
         let s3 = self.p3;
         self.vcount = e.count;
         if s3.valid {
+            // A departure in the cycle before V (now in D1) still counts against the limit.
             let queue = QueueView {
-                packets: e.count,
+                packets: e.count + e.deq.deq_valid as u32,
                 bytes: self.backlog as u64,
             };
             let d = finish(s3.prepared, self.acc, queue, s3.limit, s3.mtu, s3.rnd);

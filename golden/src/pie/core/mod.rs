@@ -123,6 +123,8 @@ impl PieCoreModel {
         let rst = i.rst || self.regs.front.soft_rst;
         let now40 = i.now & TIME_MASK;
         let ctrl = self.ctrl.outputs(now40);
+        // A packet pushed but not yet at the head of the queue (its lag) keeps the core busy.
+        let in_transit = self.queue.count() > 0 && self.queue.head().is_none();
         let eg = self.egress.comb(now40, self.queue.head(), i.out_ready);
         let ing = self.ingress.comb(rst);
         PieCoreOutputs {
@@ -141,11 +143,12 @@ impl PieCoreModel {
             reg_rdata: self.regs.front.rdata,
             reg_rvalid: self.regs.front.rvalid,
             reg_err: self.regs.front.err,
-            idle: !self.ingress.busy()
-                && !self.egress.busy()
-                && !self.ctrl.busy()
-                && !ctrl.pending
-                && !self.regs.front.soft_rst,
+            idle: !(self.ingress.busy()
+                || self.egress.busy()
+                || in_transit
+                || self.ctrl.busy()
+                || ctrl.pending
+                || self.regs.front.soft_rst),
             next_update: self.ctrl.next_update,
             link_free: self.egress.link.link_free,
             link_busy: self.egress.link_busy(),

@@ -1,4 +1,5 @@
-//! The PIE core's descriptor (`aqm_hdl::desc_queue::DescQueue<74, 10, 11>`), in the shared queue model.
+//! The PIE core's descriptor queue (`aqm_hdl::head_queue::HeadQueue<74, 10, 11>`: block RAM behind a
+//! head register), in the shared queue model.
 
 use crate::hw::Desc;
 
@@ -11,4 +12,4 @@ pub struct Entry {
     pub desc: Desc,
 }
 
-pub type Queue = crate::hw::queue::Queue<Entry>;
+pub type Queue = crate::hw::queue::Queue<Entry, 3>;
