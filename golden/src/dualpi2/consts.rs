@@ -24,7 +24,7 @@ pub const HW_QUEUE_CAPACITY: u32 = 512;
 /// Cycles from accepting a descriptor to its verdict.
 pub const VERDICT_LATENCY: u64 = 2;
 /// Cycles from the controller's firing cycle to the cycle its results are visible.
-pub const UPDATE_CYCLES: u64 = 180;
+pub const UPDATE_CYCLES: u64 = 215;
 /// Cycles from the start of a recomputation (PROB write, K change) to the cycle its results are visible.
 pub const RECOMPUTE_CYCLES: u64 = 42;
 /// Cycles from a parameter write (`reg_we`) to the cycle the new value and what derives from it are in

@@ -1,58 +1,60 @@
 //! DualPI2's PI2 controller (spec/dualpi2.md, "Controller"; timing in hdl/DUALPI2-CORE.md), bit-serial.
 //!
 //! It fires when `now` reaches `next_update` (a tupdate after reset, then every tupdate: `next_update`
-//! advances by tupdate at each firing, so the updates keep their schedule), takes the ages of the two
-//! queue heads at the scheduled time, and computes the update one bit per clock, least significant bit
-//! first, so that its arithmetic is a handful of full adders instead of 64-bit adders and multiplexers
-//! (the HX8K has room for the board only so):
+//! advances by tupdate at each firing, so the updates keep their schedule), snapshots the queue heads
+//! and the parameters, and computes the update one bit per clock, least significant bit first, on shift
+//! registers: every adder but two is a one-bit full adder, so that no carry chain is longer than 20 bits
+//! and no operand is picked out of a word by a wide multiplexer. Passes (cycles after the firing cycle):
 //!
 //! ```text
-//! fire        qdelay = the larger age of the two heads at `at = next_update` (0 for an empty queue)
-//! 0           alpha_i + beta_i
-//! 1-64        d1 = qdelay - target and d2 = qdelay - last_qdelay, serially, straight into a
-//!             serial x parallel multiplier: delta = alpha_i d1 + beta_i d2 (mod 2^64, exact); only its
-//!             sign is kept
-//! 65          the sign of delta; the multiplier restarts
-//! 66-135      delta again, bit k at step 66 + k, and at once t = delta + 63 if negative and
-//!             s = p' + t >> 6 (arithmetic), six bits behind t: delta / 64 truncated toward zero, added
-//!             to p'; the low 32 bits of s, whether any of bits 32-62 is set, and its sign
-//! 136         saturate to [0, 2^32 - 1]
-//! 137         without drop_overload: at most MAX / k
-//! 138-177     kp = k x p', serially (40 bits)
-//! 178         commit p', kp, the overload flag (kp > MAX), last_qdelay, UPDATES + 1
+//! 1-40     Age   raw_l = at - ts_l and raw_c = at - ts_c (at = next_update when fired), in place in
+//!                the snapshot registers, and raw_c > raw_l
+//! 41       Sel   which head is older: qdelay = the larger valid age (0 for an empty queue or a
+//!                "negative" age, bit 39 set)
+//! 42-107   Mul1  d1 = qdelay - target, d2 = qdelay - last_qdelay (64-bit two's complement, serially),
+//!                straight into two carry-save serial x parallel multipliers by alpha_i and beta_i;
+//!                delta = alpha_i d1 + beta_i d2 comes out one bit per cycle two cycles later; only its
+//!                sign is kept. qdelay is shifted into `at`'s register on the way.
+//! 108-173  Mul2  delta again, and at once t = delta + 63 if negative and s = p' + t >> 6 (arithmetic),
+//!                in place in p' (bits 0-31), s > cap (serially), any of bits 32-56 of s, and its sign
+//! 174-213  Kp    p' saturated to [0, 2^32 - 1] and, without drop_overload, capped at MAX / k, rewritten
+//!                serially, and kp = k x p' (40 bits, a 9-bit adder), into the register of raw_l
+//! 214      Commit p', kp, the overload flag (kp > MAX), last_qdelay, UPDATES + 1
 //! ```
-//! A PROB write or a new K runs the kp steps alone (a *recompute*). The commit cycles are fixed:
-//! `UPDATE_CYCLES` after the firing cycle and `RECOMPUTE_CYCLES` after a recompute's start.
+//! A PROB write or a new K runs Kp alone (a *recompute*). The commit cycles are fixed: the results are
+//! visible `UPDATE_CYCLES` after the firing cycle and `RECOMPUTE_CYCLES` after a recompute's start.
+//!
+//! The working copies of p' (`pn`) and of last_qdelay (`lsh`) equal `prob` and `last_qdelay` whenever
+//! the controller is idle (both are loaded at the commit and reset together), so a job needs no load
+//! from them; every pass that reads them rotates them back into place. `next_update`'s adder and the
+//! `due` comparison are 40 bits wide and split into 20-bit halves with the upper half computed for
+//! both carries (carry select).
 
 use crate::konst::K;
 use aqm_golden::dualpi2::consts::{RECOMPUTE_CYCLES, UPDATE_CYCLES};
 use aqm_golden::dualpi2::params::HARDWARE_PARAMS as H;
 use rust_hdl::prelude::*;
 
-/// The step counter's value in the commit cycle of an update and of a recompute.
-const UPDATE_COMMIT: u64 = UPDATE_CYCLES - 2;
-const RECOMPUTE_COMMIT: u64 = RECOMPUTE_CYCLES - 2;
-/// The step that starts the kp pass of an update.
-const KP_START: u64 = 137;
-const _: () = assert!(UPDATE_COMMIT >= KP_START + 41 && RECOMPUTE_COMMIT >= 40);
-
-#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
-pub enum Pi2State {
-    Idle,
-    Update,
-    Recompute,
-}
+/// Steps of the passes: Age over the 40-bit times; Mul over 64 bits of delta plus the two pipeline
+/// stages in front of it (operand bits, multiplier); Kp over 32 bits of p' and 8 more of k x p'.
+const AGE_STEPS: u64 = 40;
+const MUL_STEPS: u64 = 66;
+const KP_STEPS: u64 = 40;
+const _: () = assert!(UPDATE_CYCLES == 1 + AGE_STEPS + 1 + 2 * MUL_STEPS + KP_STEPS + 1);
+const _: () = assert!(RECOMPUTE_CYCLES == 1 + KP_STEPS + 1);
+// Age and Kp end on the same flag (e39), Mul1 and Mul2 on e65.
+const _: () = assert!(AGE_STEPS == 40 && KP_STEPS == AGE_STEPS && MUL_STEPS == 66);
 
 #[derive(LogicBlock, Default)]
 pub struct DualPi2Controller {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
-    pub now40: Signal<In, Bits<40>>,
+    pub now40: Signal<In, Bits<40>>, // ns
     // The queue heads.
     pub hv_l: Signal<In, Bit>,
-    pub ts_l: Signal<In, Bits<40>>,
+    pub ts_l: Signal<In, Bits<40>>, // ns
     pub hv_c: Signal<In, Bit>,
-    pub ts_c: Signal<In, Bits<40>>,
+    pub ts_c: Signal<In, Bits<40>>, // ns
     // Parameters in effect.
     pub target_ns: Signal<In, Bits<30>>,
     pub tupdate_ns: Signal<In, Bits<30>>,
@@ -60,7 +62,7 @@ pub struct DualPi2Controller {
     pub beta_i: Signal<In, Bits<21>>,
     pub drop_overload: Signal<In, Bit>,
     pub k: Signal<In, Bits<8>>,
-    pub cap: Signal<In, Bits<32>>,
+    pub cap: Signal<In, Bits<32>>, // floor((2^32 - 1) / k)
     // A PROB write (taken only while Idle) and a K commit (recompute kp when Idle).
     pub prob_we: Signal<In, Bit>,
     pub prob_wdata: Signal<In, Bits<32>>,
@@ -70,324 +72,557 @@ pub struct DualPi2Controller {
     pub commit_ns: Signal<In, Bits<30>>,
     pub clear_counters: Signal<In, Bit>,
     // State.
-    pub prob: Signal<Out, Bits<32>>,
-    pub kp: Signal<Out, Bits<40>>,
+    pub prob: Signal<Out, Bits<32>>, // p', 2^32 - 1 = 100 %
+    pub kp: Signal<Out, Bits<40>>,   // k x p'
     /// k x p' > 100 %.
     pub overload: Signal<Out, Bit>,
-    pub last_qdelay: Signal<Out, Bits<40>>,
-    pub next_update: Signal<Out, Bits<40>>,
+    pub last_qdelay: Signal<Out, Bits<40>>, // ns
+    pub next_update: Signal<Out, Bits<40>>, // ns
     pub updates: Signal<Out, Bits<32>>,
     pub busy: Signal<Out, Bit>,
     /// Work is due: an update (fire or due) or a recompute (dirty).
     pub pending: Signal<Out, Bit>,
 
-    state: DFF<Pi2State>,
-    n: DFF<Bits<8>>,
+    // The pass running, one-hot (none while idle), and `busy_r` = any of them.
+    busy_r: DFF<Bit>,
+    s_age: DFF<Bit>,
+    s_sel: DFF<Bit>,
+    s_mul1: DFF<Bit>,
+    s_mul2: DFF<Bit>,
+    s_kp: DFF<Bit>,
+    s_com: DFF<Bit>,
+    /// The step within a pass, and windows of it (registered: set or cleared at a pass's start and
+    /// flipped by an equality on the step, so that no comparison sits in front of the datapath).
+    bi: DFF<Bits<7>>,
+    w40: DFF<Bit>, // bi < 40
+    w32: DFF<Bit>, // bi < 32
+    w30: DFF<Bit>, // bi < 30
+    ge2: DFF<Bit>, // bi >= 2
+    ge8: DFF<Bit>, // bi >= 8
+    e39: DFF<Bit>, // bi == 39, the last step of Age and Kp
+    e65: DFF<Bit>, // bi == 65, the last step of Mul1 and Mul2
+    /// Registered pass starts: `into_mul` is high in Sel and in Mul1's last step (the next cycle starts
+    /// a Mul pass), `into_kp` in Mul2's last step.
+    into_mul: DFF<Bit>,
+    into_kp: DFF<Bit>,
     fire_r: DFF<Bit>,
     dirty: DFF<Bit>,
-    next_r: DFF<Bits<40>>,
+    /// The job is an update (not a recompute).
+    upd: DFF<Bit>,
+    /// next_update, inverted: the `due` comparison adds it to now40 with no inverter in front of the
+    /// carry chain. `armed` is set by the first reset: before it next_update is 0, as at power-on.
+    nn: DFF<Bits<40>>,
+    armed: DFF<Bit>,
     prob_r: DFF<Bits<32>>,
     kp_r: DFF<Bits<40>>,
     ovl_r: DFF<Bit>,
     last_r: DFF<Bits<40>>,
     updates_r: DFF<Bits<32>>,
-    qd: DFF<Bits<40>>,
+    // The snapshot of an update: `at` (then qdelay), the heads (then raw_l / raw_c; raw_l's register
+    // collects kp), the parameters.
+    at: DFF<Bits<40>>,
+    tl: DFF<Bits<40>>,
+    tc: DFF<Bits<40>>,
+    hvl: DFF<Bit>,
+    hvc: DFF<Bit>,
     tgt: DFF<Bits<30>>,
     ga: DFF<Bits<21>>,
     gb: DFF<Bits<21>>,
-    gs: DFF<Bits<22>>,
     dol: DFF<Bit>,
     kl: DFF<Bits<8>>,
     capl: DFF<Bits<32>>,
-    // The serial datapath.
+    /// p' (working copy) and last_qdelay (working copy): see the module docs.
+    pn: DFF<Bits<32>>,
+    lsh: DFF<Bits<40>>,
+    // Age: the borrows of raw_l and raw_c, raw_c > raw_l; Sel: the head to use.
+    bl: DFF<Bit>,
+    bc: DFF<Bit>,
+    gtc: DFF<Bit>,
+    use_l: DFF<Bit>,
+    use_c: DFF<Bit>,
+    // Mul: the operand bits d1, d2 and their borrows; the two carry-save multipliers (sum bits 0-19,
+    // carry bits 0-20, each of weight 2^k of the current step); delta's bit and its adder's carry.
+    x1: DFF<Bit>,
+    x2: DFF<Bit>,
     br1: DFF<Bit>,
     br2: DFF<Bit>,
-    mp: DFF<Bits<23>>,
-    d63: DFF<Bit>,
+    sa: DFF<Bits<20>>,
+    ca: DFF<Bits<21>>,
+    sb: DFF<Bits<20>>,
+    cb: DFF<Bits<21>>,
+    dl: DFF<Bit>,
+    cab: DFF<Bit>,
+    // Mul2: delta's sign; the carries of t and s; s > cap, cap all ones, any of s's bits 32-56.
     neg: DFF<Bit>,
     ct: DFF<Bit>,
     cs: DFF<Bit>,
-    t63: DFF<Bit>,
+    gt: DFF<Bit>,
+    cones: DFF<Bit>,
     hi_any: DFF<Bit>,
-    sgn: DFF<Bit>,
-    /// The operand bits of the next step: delay, target, last delay, p'.
-    qb_r: DFF<Bit>,
-    tb_r: DFF<Bit>,
-    lb_r: DFF<Bit>,
-    pb_r: DFF<Bit>,
-    pn: DFF<Bits<32>>,
-    kon: DFF<Bit>,
-    ki: DFF<Bits<6>>,
+    // Kp: how p' is rewritten (00 as is, 01 zero, 10 all ones, 11 the cap; 01 from bit 32 on, which
+    // k x p' reads as zeros), and k x p's running sum.
+    mode: DFF<Bits<2>>,
     kpp: DFF<Bits<9>>,
-    kacc: DFF<Bits<40>>,
-    due: Signal<Local, Bits<40>>,
-    raw_l: Signal<Local, Bits<40>>,
-    raw_c: Signal<Local, Bits<40>>,
-    age_l: Signal<Local, Bits<40>>,
-    age_c: Signal<Local, Bits<40>>,
-    ix: Signal<Local, Bits<8>>,
-    nm65: Signal<Local, Bits<8>>,
-    nm71: Signal<Local, Bits<8>>,
-    ix6: Signal<Local, Bits<6>>,
-    ip6: Signal<Local, Bits<6>>,
+    // Combinational helpers.
+    next_val: Signal<Local, Bits<40>>,
+    due_lo: Signal<Local, Bits<24>>,
+    due_h0: Signal<Local, Bits<19>>,
+    due_h1: Signal<Local, Bits<18>>,
+    due: Signal<Local, Bit>,
+    nx_now: Signal<Local, Bit>,
+    nx_x: Signal<Local, Bits<40>>,
+    nx_y: Signal<Local, Bits<30>>,
+    nx_lo: Signal<Local, Bits<23>>,
+    nx_h0: Signal<Local, Bits<18>>,
+    nx_h1: Signal<Local, Bits<19>>,
+    nx_sum: Signal<Local, Bits<40>>,
+    fire_start: Signal<Local, Bit>,
+    /// A pass starts: the step counter and its windows restart at step 0.
+    restart: Signal<Local, Bit>,
+    /// Into a Mul pass: the multipliers and every serial carry start at 0 too.
+    last: Signal<Local, Bit>,
+    job_prob: Signal<Local, Bit>,
+    job_dirty: Signal<Local, Bit>,
+    commit: Signal<Local, Bit>,
+    at_sh: Signal<Local, Bit>,
+    at_in: Signal<Local, Bit>,
+    tl_sh: Signal<Local, Bit>,
+    tl_in: Signal<Local, Bit>,
+    tc_sh: Signal<Local, Bit>,
+    op_sh: Signal<Local, Bit>,
+    pn_sh: Signal<Local, Bit>,
+    pn_in: Signal<Local, Bit>,
+    rl: Signal<Local, Bit>,
+    rc: Signal<Local, Bit>,
     qb: Signal<Local, Bit>,
     tb: Signal<Local, Bit>,
     lb: Signal<Local, Bit>,
-    d1b: Signal<Local, Bit>,
-    d2b: Signal<Local, Bit>,
-    addend: Signal<Local, Bits<23>>,
-    msum: Signal<Local, Bits<23>>,
-    db: Signal<Local, Bit>,
-    mb: Signal<Local, Bit>,
+    vl: Signal<Local, Bit>,
+    vc: Signal<Local, Bit>,
+    pick_c: Signal<Local, Bit>,
+    sa_x: Signal<Local, Bits<21>>,
+    sb_x: Signal<Local, Bits<21>>,
+    ppa: Signal<Local, Bits<21>>,
+    ppb: Signal<Local, Bits<21>>,
+    suma: Signal<Local, Bits<21>>,
+    sumb: Signal<Local, Bits<21>>,
+    oa: Signal<Local, Bit>,
+    ob: Signal<Local, Bit>,
+    m63: Signal<Local, Bit>,
     tbit: Signal<Local, Bit>,
-    u: Signal<Local, Bit>,
+    pk: Signal<Local, Bit>,
+    sbit: Signal<Local, Bit>,
+    capped: Signal<Local, Bit>,
     pb: Signal<Local, Bit>,
-    sb: Signal<Local, Bit>,
-    kpb: Signal<Local, Bit>,
+    kadd: Signal<Local, Bits<9>>,
     ksum: Signal<Local, Bits<9>>,
-    qd64: Signal<Local, Bits<64>>,
-    tgt64: Signal<Local, Bits<64>>,
-    last64: Signal<Local, Bits<64>>,
-    prob64: Signal<Local, Bits<64>>,
-    pn64: Signal<Local, Bits<64>>,
-    first_update: K<40, { H.tupdate_us as u64 * 1000 }>,
-    c_update_commit: K<8, UPDATE_COMMIT>,
-    c_recompute_commit: K<8, RECOMPUTE_COMMIT>,
-    c_kp_start: K<8, KP_START>,
+    first_update: K<30, { H.tupdate_us as u64 * 1000 }>,
+    c_age_end: K<7, { AGE_STEPS - 2 }>,
+    c_mul_end: K<7, { MUL_STEPS - 2 }>,
 }
 
 impl Logic for DualPi2Controller {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, n, fire_r, dirty, next_r, prob_r, kp_r, ovl_r, last_r, updates_r,
-            qd, tgt, ga, gb, gs, dol, kl, capl, br1, br2, mp, d63, neg, ct, cs, t63, hi_any, sgn,
-            qb_r, tb_r, lb_r, pb_r, pn, kon, ki, kpp, kacc
+            self, clock, busy_r, s_age, s_sel, s_mul1, s_mul2, s_kp, s_com, bi, w40, w32, w30, ge2,
+            ge8, e39, e65, into_mul, into_kp, fire_r, dirty, upd, nn, armed, prob_r, kp_r, ovl_r,
+            last_r, updates_r, at, tl, tc, hvl, hvc, tgt, ga, gb, dol, kl, capl, pn, lsh, bl, bc,
+            gtc, use_l, use_c, x1, x2, br1, br2, sa, ca, sb, cb, dl, cab, neg, ct, cs, gt, cones,
+            hi_any, mode, kpp
         );
-        self.due.next = self.now40.val() - self.next_r.q.val();
-        self.fire_r.d.next = !self.due.val().get_bit(39);
+        // due = reached(now40, next_update): bit 39 of now40 + nn + 1, the upper 18 bits computed for
+        // both carries out of the lower 22 (carry select). Each "+ 1" is a ones bit appended below both
+        // operands (a constant carry into the chain costs a logic level on this part).
+        self.next_val.next = !self.nn.q.val();
+        self.due_lo.next =
+            bit_cast::<24, 23>((bit_cast::<23, 22>(self.now40.val().get_bits::<22>(0)) << 1) | 1)
+                + bit_cast::<24, 23>(
+                    (bit_cast::<23, 22>(self.nn.q.val().get_bits::<22>(0)) << 1) | 1,
+                );
+        self.due_h0.next = ((bit_cast::<19, 18>(self.now40.val().get_bits::<18>(22)) << 1) | 1)
+            + ((bit_cast::<19, 18>(self.nn.q.val().get_bits::<18>(22)) << 1) | 1);
+        self.due_h1.next = self.now40.val().get_bits::<18>(22) + self.nn.q.val().get_bits::<18>(22);
+        // (Before the first reset nn is 0, so this compares with 2^40 - 1, not with next_update's 0;
+        // no output shows it: `idle` is low in a reset cycle and the reset clears `fire`.)
+        self.due.next = !self.due_h1.val().get_bit(17);
+        if self.due_lo.val().get_bit(23) {
+            self.due.next = !self.due_h0.val().get_bit(18);
+        }
+        self.fire_r.d.next = self.due.val();
         if self.k_commit.val() {
             self.dirty.d.next = true;
         }
-        self.raw_l.next = self.next_r.q.val() - self.ts_l.val();
-        self.raw_c.next = self.next_r.q.val() - self.ts_c.val();
-        self.qd64.next = bit_cast::<64, 40>(self.qd.q.val());
-        self.tgt64.next = bit_cast::<64, 30>(self.tgt.q.val());
-        self.last64.next = bit_cast::<64, 40>(self.last_r.q.val());
-        self.prob64.next = bit_cast::<64, 32>(self.prob_r.q.val());
-        self.pn64.next = bit_cast::<64, 32>(self.pn.q.val());
+        // next_update's one adder: now40 + the first interval (reset), now40 + the committed interval
+        // (TUPDATE commit), or next_update + tupdate (a firing), in that priority.
+        self.nx_now.next = self.rst.val() | self.tupdate_commit.val();
+        self.nx_x.next = self.next_val.val();
+        if self.nx_now.val() {
+            self.nx_x.next = self.now40.val();
+        }
+        self.nx_y.next = self.tupdate_ns.val();
+        if self.tupdate_commit.val() {
+            self.nx_y.next = self.commit_ns.val();
+        }
+        if self.rst.val() {
+            self.nx_y.next = self.first_update.val();
+        }
+        self.nx_lo.next = bit_cast::<23, 22>(self.nx_x.val().get_bits::<22>(0))
+            + bit_cast::<23, 22>(self.nx_y.val().get_bits::<22>(0));
+        self.nx_h0.next = self.nx_x.val().get_bits::<18>(22)
+            + bit_cast::<18, 8>(self.nx_y.val().get_bits::<8>(22));
+        self.nx_h1.next = ((bit_cast::<19, 18>(self.nx_x.val().get_bits::<18>(22)) << 1) | 1)
+            + ((bit_cast::<19, 8>(self.nx_y.val().get_bits::<8>(22)) << 1) | 1);
+        self.nx_sum.next = (bit_cast::<40, 18>(self.nx_h0.val()) << 22)
+            | bit_cast::<40, 22>(self.nx_lo.val().get_bits::<22>(0));
+        if self.nx_lo.val().get_bit(22) {
+            self.nx_sum.next = (bit_cast::<40, 18>(self.nx_h1.val().get_bits::<18>(1)) << 22)
+                | bit_cast::<40, 22>(self.nx_lo.val().get_bits::<22>(0));
+        }
+        self.fire_start.next =
+            !self.busy_r.q.val() & !self.prob_we.val() & !self.dirty.q.val() & self.fire_r.q.val();
+        if self.nx_now.val() | self.fire_start.val() {
+            self.nn.d.next = !self.nx_sum.val();
+        }
 
-        self.age_l.next = 0.into();
-        if self.hv_l.val() & !self.raw_l.val().get_bit(39) {
-            self.age_l.next = self.raw_l.val();
+        // Age: raw = at - ts, serially.
+        self.rl.next = self.at.q.val().get_bit(0) ^ self.tl.q.val().get_bit(0) ^ self.bl.q.val();
+        self.rc.next = self.at.q.val().get_bit(0) ^ self.tc.q.val().get_bit(0) ^ self.bc.q.val();
+        // Sel: the older valid head.
+        self.vl.next = self.hvl.q.val() & !self.tl.q.val().get_bit(39);
+        self.vc.next = self.hvc.q.val() & !self.tc.q.val().get_bit(39);
+        self.pick_c.next = self.vc.val() & (!self.vl.val() | self.gtc.q.val());
+
+        // Mul, stage 0: the operand bits (qdelay from the chosen head in Mul1, from `at` in Mul2) and
+        // the serial subtractions.
+        self.qb.next = self.at.q.val().get_bit(0);
+        if self.s_mul1.q.val() {
+            self.qb.next = (self.use_c.q.val() & self.tc.q.val().get_bit(0))
+                | (self.use_l.q.val() & self.tl.q.val().get_bit(0));
         }
-        self.age_c.next = 0.into();
-        if self.hv_c.val() & !self.raw_c.val().get_bit(39) {
-            self.age_c.next = self.raw_c.val();
+        self.qb.next = self.qb.val() & self.w40.q.val();
+        self.tb.next = self.tgt.q.val().get_bit(0) & self.w30.q.val();
+        self.lb.next = self.lsh.q.val().get_bit(0) & self.w40.q.val();
+        // Stage 1: the carry-save multipliers. Cell k adds its sum bit, its carry bit and the partial
+        // product bit; the sum moves down one place (the pass emits bit 0), the carry stays.
+        self.sa_x.next = bit_cast::<21, 20>(self.sa.q.val());
+        self.sb_x.next = bit_cast::<21, 20>(self.sb.q.val());
+        self.ppa.next = 0.into();
+        if self.x1.q.val() {
+            self.ppa.next = self.ga.q.val();
+        }
+        self.ppb.next = 0.into();
+        if self.x2.q.val() {
+            self.ppb.next = self.gb.q.val();
+        }
+        self.suma.next = self.sa_x.val() ^ self.ca.q.val() ^ self.ppa.val();
+        self.sumb.next = self.sb_x.val() ^ self.cb.q.val() ^ self.ppb.val();
+        self.oa.next = self.suma.val().get_bit(0);
+        self.ob.next = self.sumb.val().get_bit(0);
+        // Stage 2 (Mul2): bit i of delta is in `dl` at step i + 2; t = delta + 63 (if negative) and
+        // bit i - 6 of s = p' + (t >> 6).
+        self.m63.next = self.neg.q.val() & self.ge2.q.val() & !self.ge8.q.val();
+        self.tbit.next = self.dl.q.val() ^ self.m63.val() ^ self.ct.q.val();
+        self.pk.next = self.pn.q.val().get_bit(0) & self.ge8.q.val() & self.w40.q.val();
+        self.sbit.next = self.pk.val() ^ self.tbit.val() ^ self.cs.q.val();
+        // The saturated, capped p': MAX / k if above it without drop_overload, else 0 if negative,
+        // all ones if above 2^32 - 1, else as is.
+        self.capped.next = !self.dol.q.val()
+            & !self.sbit.val()
+            & ((self.hi_any.q.val() & !self.cones.q.val())
+                | (!self.hi_any.q.val() & self.gt.q.val()));
+        // Kp: p's bit k rewritten by `mode`, and k x p' serially.
+        self.pb.next = self.pn.q.val().get_bit(0);
+        if self.mode.q.val().get_bit(1) {
+            self.pb.next = true;
+            if self.mode.q.val().get_bit(0) {
+                self.pb.next = self.capl.q.val().get_bit(0);
+            }
+        } else if self.mode.q.val().get_bit(0) {
+            self.pb.next = false;
+        }
+        self.kadd.next = 0.into();
+        if self.pb.val() {
+            self.kadd.next = bit_cast::<9, 8>(self.kl.q.val());
+        }
+        self.ksum.next = self.kpp.q.val() + self.kadd.val();
+
+        // The shift registers: one shift enable and one bit shifted in each, whatever the pass.
+        self.at_sh.next =
+            self.s_age.q.val() | ((self.s_mul1.q.val() | self.s_mul2.q.val()) & self.w40.q.val());
+        self.at_in.next = self.at.q.val().get_bit(0);
+        if self.s_mul1.q.val() {
+            self.at_in.next = self.qb.val();
+        }
+        self.tl_sh.next =
+            self.s_age.q.val() | (self.s_mul1.q.val() & self.w40.q.val()) | self.s_kp.q.val();
+        self.tl_in.next = self.rl.val();
+        if self.s_kp.q.val() {
+            self.tl_in.next = self.ksum.val().get_bit(0);
+        }
+        self.tc_sh.next = self.s_age.q.val() | (self.s_mul1.q.val() & self.w40.q.val());
+        self.op_sh.next = self.s_mul1.q.val() | self.s_mul2.q.val();
+        self.pn_sh.next = (self.s_mul2.q.val() & self.ge8.q.val() & self.w40.q.val())
+            | (self.s_kp.q.val() & self.w32.q.val());
+        self.pn_in.next = self.sbit.val();
+        if self.s_kp.q.val() {
+            self.pn_in.next = self.pb.val();
+        }
+        self.job_prob.next = !self.busy_r.q.val() & self.prob_we.val();
+        self.job_dirty.next = !self.busy_r.q.val() & !self.prob_we.val() & self.dirty.q.val();
+        self.commit.next = self.s_com.q.val();
+        if self.fire_start.val() {
+            self.at.d.next = self.next_val.val();
+            self.tl.d.next = self.ts_l.val();
+            self.tc.d.next = self.ts_c.val();
+            self.tgt.d.next = self.target_ns.val();
+            self.capl.d.next = self.cap.val();
+        }
+        if self.at_sh.val() {
+            self.at.d.next =
+                (self.at.q.val() >> 1) | (bit_cast::<40, 1>(self.at_in.val().into()) << 39);
+        }
+        if self.tl_sh.val() {
+            self.tl.d.next =
+                (self.tl.q.val() >> 1) | (bit_cast::<40, 1>(self.tl_in.val().into()) << 39);
+        }
+        if self.tc_sh.val() {
+            self.tc.d.next =
+                (self.tc.q.val() >> 1) | (bit_cast::<40, 1>(self.rc.val().into()) << 39);
+        }
+        if self.op_sh.val() & self.w30.q.val() {
+            self.tgt.d.next = (self.tgt.q.val() >> 1)
+                | (bit_cast::<30, 1>(self.tgt.q.val().get_bit(0).into()) << 29);
+        }
+        if self.op_sh.val() & self.w40.q.val() {
+            self.lsh.d.next = (self.lsh.q.val() >> 1)
+                | (bit_cast::<40, 1>(self.lsh.q.val().get_bit(0).into()) << 39);
+        }
+        if self.commit.val() & self.upd.q.val() {
+            self.lsh.d.next = self.at.q.val();
+        }
+        if self.job_prob.val() {
+            self.pn.d.next = self.prob_wdata.val();
+        }
+        if self.pn_sh.val() {
+            self.pn.d.next =
+                (self.pn.q.val() >> 1) | (bit_cast::<32, 1>(self.pn_in.val().into()) << 31);
+            self.capl.d.next = (self.capl.q.val() >> 1)
+                | (bit_cast::<32, 1>(self.capl.q.val().get_bit(0).into()) << 31);
         }
 
-        // The operand bits of step n are selected a step ahead, into registers, so that the bit
-        // selection (a 64-way multiplexer on the step counter) is not in front of the adders: the
-        // multiplier's bit i = n - 1 in the sign pass (steps 1-64), n - 66 in the second (66-129); p's
-        // bit n - 72 in the second pass (72-135). The operands hold still from step 0 on.
-        // (Slices of expressions are not Verilog: the differences go through signals first.)
-        self.nm65.next = self.n.q.val() - 65;
-        self.nm71.next = self.n.q.val() - 71;
-        self.ix.next = self.n.q.val();
-        if self.n.q.val() >= 65 {
-            self.ix.next = self.nm65.val();
-        }
-        self.ix6.next = self.ix.val().get_bits::<6>(0);
-        self.ip6.next = self.nm71.val().get_bits::<6>(0);
-        self.qb_r.d.next = self.qd64.val().get_bit(self.ix6.val().index());
-        self.tb_r.d.next = self.tgt64.val().get_bit(self.ix6.val().index());
-        self.lb_r.d.next = self.last64.val().get_bit(self.ix6.val().index());
-        self.pb_r.d.next = self.prob64.val().get_bit(self.ip6.val().index());
-        self.qb.next = self.qb_r.q.val();
-        self.tb.next = self.tb_r.q.val();
-        self.lb.next = self.lb_r.q.val();
-        self.d1b.next = self.qb.val() ^ self.tb.val() ^ self.br1.q.val();
-        self.d2b.next = self.qb.val() ^ self.lb.val() ^ self.br2.q.val();
-        self.addend.next = 0.into();
-        if self.d1b.val() & self.d2b.val() {
-            self.addend.next = bit_cast::<23, 22>(self.gs.q.val());
-        } else if self.d1b.val() {
-            self.addend.next = bit_cast::<23, 21>(self.ga.q.val());
-        } else if self.d2b.val() {
-            self.addend.next = bit_cast::<23, 21>(self.gb.q.val());
-        }
-        self.msum.next = self.mp.q.val() + self.addend.val();
-
-        // Pass 2, step n = k + 66: bit k of t = delta + 63 (if negative), bit k - 6 of s = p' + t >> 6.
-        // (The step ranges are compared with n itself: no subtraction in front of the enables.)
-        self.db.next = self.msum.val().get_bit(0);
-        self.mb.next = self.neg.q.val() & (self.n.q.val() < 72);
-        self.tbit.next = self.db.val() ^ self.mb.val() ^ self.ct.q.val();
-        self.u.next = self.tbit.val();
-        if self.n.q.val() >= 130 {
-            self.u.next = self.t63.q.val();
-        }
-        self.pb.next = self.pb_r.q.val();
-        self.sb.next = self.pb.val() ^ self.u.val() ^ self.cs.q.val();
-
-        // The kp pass: bit ki of k x pn.
-        self.kpb.next = self.pn64.val().get_bit(self.ki.q.val().index());
-        self.ksum.next = self.kpp.q.val();
-        if self.kpb.val() {
-            self.ksum.next = self.kpp.q.val() + bit_cast::<9, 8>(self.kl.q.val());
-        }
-        if self.kon.q.val() {
-            self.kacc.d.next = (self.kacc.q.val() >> 1)
-                | (bit_cast::<40, 1>(self.ksum.val().get_bit(0).into()) << 39);
-            self.kpp.d.next = self.ksum.val() >> 1;
-            self.ki.d.next = self.ki.q.val() + 1;
-            if self.ki.q.val() == 39 {
-                self.kon.d.next = false;
+        // The passes.
+        self.bi.d.next = self.bi.q.val() + 1;
+        self.restart.next = !self.busy_r.q.val() | self.into_kp.q.val();
+        if !self.busy_r.q.val() {
+            self.kl.d.next = self.k.val();
+            self.kpp.d.next = 0.into();
+            self.mode.d.next = 0.into();
+            if self.job_prob.val() | self.job_dirty.val() {
+                self.busy_r.d.next = true;
+                self.s_kp.d.next = true;
+                self.upd.d.next = false;
+            }
+            if self.job_dirty.val() {
+                self.dirty.d.next = self.k_commit.val();
+            }
+            if self.fire_start.val() {
+                // The snapshot (the shift registers' part above).
+                self.busy_r.d.next = true;
+                self.s_age.d.next = true;
+                self.upd.d.next = true;
+                self.hvl.d.next = self.hv_l.val();
+                self.hvc.d.next = self.hv_c.val();
+                self.ga.d.next = self.alpha_i.val();
+                self.gb.d.next = self.beta_i.val();
+                self.dol.d.next = self.drop_overload.val();
+                self.bl.d.next = false;
+                self.bc.d.next = false;
+                self.gtc.d.next = false;
             }
         }
-
-        match self.state.q.val() {
-            Pi2State::Idle => {
-                self.n.d.next = 0.into();
-                self.kl.d.next = self.k.val();
-                self.capl.d.next = self.cap.val();
-                self.ki.d.next = 0.into();
+        if self.s_age.q.val() {
+            self.bl.d.next = (!self.at.q.val().get_bit(0) & self.tl.q.val().get_bit(0))
+                | (!(self.at.q.val().get_bit(0) ^ self.tl.q.val().get_bit(0)) & self.bl.q.val());
+            self.bc.d.next = (!self.at.q.val().get_bit(0) & self.tc.q.val().get_bit(0))
+                | (!(self.at.q.val().get_bit(0) ^ self.tc.q.val().get_bit(0)) & self.bc.q.val());
+            self.gtc.d.next = (!self.rl.val() & self.rc.val())
+                | (!(self.rl.val() ^ self.rc.val()) & self.gtc.q.val());
+            if self.e39.q.val() {
+                self.s_age.d.next = false;
+                self.s_sel.d.next = true;
+            }
+        }
+        self.into_mul.d.next = (self.s_age.q.val() & self.e39.q.val())
+            | (self.s_mul1.q.val() & (self.bi.q.val() == self.c_mul_end.val()));
+        self.into_kp.d.next = self.s_mul2.q.val() & (self.bi.q.val() == self.c_mul_end.val());
+        self.last.next = self.into_mul.q.val();
+        if self.s_sel.q.val() {
+            self.use_c.d.next = self.pick_c.val();
+            self.use_l.d.next = self.vl.val() & !self.pick_c.val();
+            self.s_sel.d.next = false;
+            self.s_mul1.d.next = true;
+        }
+        if self.s_mul1.q.val() & self.e65.q.val() {
+            // delta's sign: bit 63, in `dl` at the last step.
+            self.neg.d.next = self.dl.q.val();
+            self.s_mul1.d.next = false;
+            self.s_mul2.d.next = true;
+        }
+        if self.s_mul2.q.val() {
+            if self.ge2.q.val() {
+                self.ct.d.next = (self.dl.q.val() & self.m63.val())
+                    | ((self.dl.q.val() ^ self.m63.val()) & self.ct.q.val());
+            }
+            if self.ge8.q.val() {
+                self.cs.d.next = (self.pk.val() & self.tbit.val())
+                    | ((self.pk.val() ^ self.tbit.val()) & self.cs.q.val());
+                if self.w40.q.val() {
+                    // s bits 0-31 go into p' in place (above) and are compared with the cap.
+                    self.gt.d.next = (self.sbit.val() & !self.capl.q.val().get_bit(0))
+                        | (!(self.sbit.val() ^ self.capl.q.val().get_bit(0)) & self.gt.q.val());
+                    self.cones.d.next = self.cones.q.val() & self.capl.q.val().get_bit(0);
+                } else {
+                    // s bits 32-56; bit 57 (the last step) is the sign.
+                    self.hi_any.d.next = self.hi_any.q.val() | self.sbit.val();
+                }
+            }
+            if self.e65.q.val() {
+                self.mode.d.next = 0.into();
+                if self.capped.val() {
+                    self.mode.d.next = 3.into();
+                } else if self.sbit.val() {
+                    self.mode.d.next = 1.into();
+                } else if self.hi_any.q.val() {
+                    self.mode.d.next = 2.into();
+                }
                 self.kpp.d.next = 0.into();
-                if self.prob_we.val() {
-                    self.state.d.next = Pi2State::Recompute;
-                    self.pn.d.next = self.prob_wdata.val();
-                    self.kon.d.next = true;
-                } else if self.dirty.q.val() {
-                    self.state.d.next = Pi2State::Recompute;
-                    self.pn.d.next = self.prob_r.q.val();
-                    self.kon.d.next = true;
-                    self.dirty.d.next = self.k_commit.val();
-                } else if self.fire_r.q.val() {
-                    self.state.d.next = Pi2State::Update;
-                    self.next_r.d.next =
-                        self.next_r.q.val() + bit_cast::<40, 30>(self.tupdate_ns.val());
-                    self.qd.d.next = self.age_l.val();
-                    if self.age_c.val() > self.age_l.val() {
-                        self.qd.d.next = self.age_c.val();
-                    }
-                    self.tgt.d.next = self.target_ns.val();
-                    self.ga.d.next = self.alpha_i.val();
-                    self.gb.d.next = self.beta_i.val();
-                    self.dol.d.next = self.drop_overload.val();
-                }
+                self.s_mul2.d.next = false;
+                self.s_kp.d.next = true;
             }
-            Pi2State::Update => {
-                self.n.d.next = self.n.q.val() + 1;
-                if (self.n.q.val() == 0) | (self.n.q.val() == 65) {
-                    self.gs.d.next =
-                        bit_cast::<22, 21>(self.ga.q.val()) + bit_cast::<22, 21>(self.gb.q.val());
-                    self.mp.d.next = 0.into();
-                    self.br1.d.next = false;
-                    self.br2.d.next = false;
-                }
-                if ((self.n.q.val() >= 1) & (self.n.q.val() <= 64))
-                    | ((self.n.q.val() >= 66) & (self.n.q.val() < 130))
-                {
-                    self.br1.d.next = (!self.qb.val() & self.tb.val())
-                        | (!(self.qb.val() ^ self.tb.val()) & self.br1.q.val());
-                    self.br2.d.next = (!self.qb.val() & self.lb.val())
-                        | (!(self.qb.val() ^ self.lb.val()) & self.br2.q.val());
-                    self.mp.d.next = self.msum.val() >> 1;
-                    self.d63.d.next = self.msum.val().get_bit(0);
-                }
-                if self.n.q.val() == 65 {
-                    self.neg.d.next = self.d63.q.val();
-                    self.ct.d.next = false;
-                    self.cs.d.next = false;
-                    self.hi_any.d.next = false;
-                }
-                if (self.n.q.val() >= 66) & (self.n.q.val() <= 135) {
-                    if self.n.q.val() < 130 {
-                        self.ct.d.next = (self.db.val() & self.mb.val())
-                            | ((self.db.val() ^ self.mb.val()) & self.ct.q.val());
-                    }
-                    if self.n.q.val() == 129 {
-                        self.t63.d.next = self.tbit.val();
-                    }
-                    if self.n.q.val() >= 72 {
-                        self.cs.d.next = (self.pb.val() & self.u.val())
-                            | ((self.pb.val() ^ self.u.val()) & self.cs.q.val());
-                        if self.n.q.val() < 104 {
-                            self.pn.d.next = (self.pn.q.val() >> 1)
-                                | (bit_cast::<32, 1>(self.sb.val().into()) << 31);
-                        } else if self.n.q.val() < 135 {
-                            self.hi_any.d.next = self.hi_any.q.val() | self.sb.val();
-                        } else {
-                            self.sgn.d.next = self.sb.val();
-                        }
-                    }
-                }
-                if self.n.q.val() == 136 {
-                    if self.hi_any.q.val() {
-                        self.pn.d.next = 0xFFFF_FFFF_u64.into();
-                    }
-                    if self.sgn.q.val() {
-                        self.pn.d.next = 0.into();
-                    }
-                }
-                if self.n.q.val() == self.c_kp_start.val() {
-                    if !self.dol.q.val() & (self.pn.q.val() > self.capl.q.val()) {
-                        self.pn.d.next = self.capl.q.val();
-                    }
-                    self.kon.d.next = true;
-                    self.ki.d.next = 0.into();
-                    self.kpp.d.next = 0.into();
-                }
-                if self.n.q.val() == self.c_update_commit.val() {
-                    self.state.d.next = Pi2State::Idle;
-                    self.prob_r.d.next = self.pn.q.val();
-                    self.kp_r.d.next = self.kacc.q.val();
-                    self.ovl_r.d.next = self.kacc.q.val().get_bits::<8>(32).any();
-                    self.last_r.d.next = self.qd.q.val();
-                    self.updates_r.d.next = self.updates_r.q.val() + 1;
-                }
+        }
+        if self.s_kp.q.val() {
+            self.kpp.d.next = self.ksum.val() >> 1;
+            if self.bi.q.val() == 31 {
+                self.mode.d.next = 1.into();
             }
-            Pi2State::Recompute => {
-                self.n.d.next = self.n.q.val() + 1;
-                if self.n.q.val() == self.c_recompute_commit.val() {
-                    self.state.d.next = Pi2State::Idle;
-                    self.prob_r.d.next = self.pn.q.val();
-                    self.kp_r.d.next = self.kacc.q.val();
-                    self.ovl_r.d.next = self.kacc.q.val().get_bits::<8>(32).any();
-                }
+            if self.e39.q.val() {
+                self.s_kp.d.next = false;
+                self.s_com.d.next = true;
             }
-            _ => {
-                self.state.d.next = Pi2State::Idle;
+        }
+        if self.commit.val() {
+            self.busy_r.d.next = false;
+            self.s_com.d.next = false;
+            self.prob_r.d.next = self.pn.q.val();
+            self.kp_r.d.next = self.tl.q.val();
+            self.ovl_r.d.next = self.tl.q.val().get_bits::<8>(32).any();
+            if self.upd.q.val() {
+                self.last_r.d.next = self.at.q.val();
+                self.updates_r.d.next = self.updates_r.q.val() + 1;
             }
+        }
+        if self.op_sh.val() {
+            // The two stages in front of delta run every step of Mul1 and Mul2.
+            self.x1.d.next = self.qb.val() ^ self.tb.val() ^ self.br1.q.val();
+            self.br1.d.next = (!self.qb.val() & self.tb.val())
+                | (!(self.qb.val() ^ self.tb.val()) & self.br1.q.val());
+            self.x2.d.next = self.qb.val() ^ self.lb.val() ^ self.br2.q.val();
+            self.br2.d.next = (!self.qb.val() & self.lb.val())
+                | (!(self.qb.val() ^ self.lb.val()) & self.br2.q.val());
+            self.sa.d.next = self.suma.val().get_bits::<20>(1);
+            self.ca.d.next = (self.sa_x.val() & self.ca.q.val())
+                | (self.sa_x.val() & self.ppa.val())
+                | (self.ca.q.val() & self.ppa.val());
+            self.sb.d.next = self.sumb.val().get_bits::<20>(1);
+            self.cb.d.next = (self.sb_x.val() & self.cb.q.val())
+                | (self.sb_x.val() & self.ppb.val())
+                | (self.cb.q.val() & self.ppb.val());
+            self.dl.d.next = self.oa.val() ^ self.ob.val() ^ self.cab.q.val();
+            self.cab.d.next = (self.oa.val() & self.ob.val())
+                | (self.oa.val() & self.cab.q.val())
+                | (self.ob.val() & self.cab.q.val());
+        }
+        self.e39.d.next = self.bi.q.val() == self.c_age_end.val();
+        self.e65.d.next = self.bi.q.val() == self.c_mul_end.val();
+        if self.bi.q.val() == 39 {
+            self.w40.d.next = false;
+        }
+        if self.bi.q.val() == 31 {
+            self.w32.d.next = false;
+        }
+        if self.bi.q.val() == 29 {
+            self.w30.d.next = false;
+        }
+        if self.bi.q.val() == 1 {
+            self.ge2.d.next = true;
+        }
+        if self.bi.q.val() == 7 {
+            self.ge8.d.next = true;
+        }
+        if self.restart.val() | self.last.val() {
+            self.bi.d.next = 0.into();
+            self.w40.d.next = true;
+            self.w32.d.next = true;
+            self.w30.d.next = true;
+            self.ge2.d.next = false;
+            self.ge8.d.next = false;
+            self.e39.d.next = false;
+            self.e65.d.next = false;
+        }
+        if self.last.val() {
+            self.x1.d.next = false;
+            self.x2.d.next = false;
+            self.br1.d.next = false;
+            self.br2.d.next = false;
+            self.sa.d.next = 0.into();
+            self.ca.d.next = 0.into();
+            self.sb.d.next = 0.into();
+            self.cb.d.next = 0.into();
+            self.dl.d.next = false;
+            self.cab.d.next = false;
+            self.ct.d.next = false;
+            self.cs.d.next = false;
+            self.gt.d.next = false;
+            self.cones.d.next = true;
+            self.hi_any.d.next = false;
         }
 
         self.prob.next = self.prob_r.q.val();
         self.kp.next = self.kp_r.q.val();
         self.overload.next = self.ovl_r.q.val();
         self.last_qdelay.next = self.last_r.q.val();
-        self.next_update.next = self.next_r.q.val();
-        self.updates.next = self.updates_r.q.val();
-        self.busy.next = self.state.q.val() != Pi2State::Idle;
-        self.pending.next = self.fire_r.q.val() | !self.due.val().get_bit(39) | self.dirty.q.val();
-
-        if self.tupdate_commit.val() {
-            self.next_r.d.next = self.now40.val() + bit_cast::<40, 30>(self.commit_ns.val());
+        self.next_update.next = 0.into();
+        if self.armed.q.val() {
+            self.next_update.next = self.next_val.val();
         }
+        self.updates.next = self.updates_r.q.val();
+        self.busy.next = self.busy_r.q.val();
+        self.pending.next = self.fire_r.q.val() | self.due.val() | self.dirty.q.val();
+
         if self.clear_counters.val() {
             self.updates_r.d.next = 0.into();
         }
         if self.rst.val() {
-            self.state.d.next = Pi2State::Idle;
-            self.n.d.next = 0.into();
+            self.armed.d.next = true;
+            self.busy_r.d.next = false;
+            self.s_age.d.next = false;
+            self.s_sel.d.next = false;
+            self.s_mul1.d.next = false;
+            self.s_mul2.d.next = false;
+            self.s_kp.d.next = false;
+            self.s_com.d.next = false;
+            self.into_mul.d.next = false;
+            self.into_kp.d.next = false;
             self.fire_r.d.next = false;
             self.dirty.d.next = false;
-            self.next_r.d.next = self.now40.val() + self.first_update.val();
             self.prob_r.d.next = 0.into();
+            self.pn.d.next = 0.into();
             self.kp_r.d.next = 0.into();
             self.ovl_r.d.next = false;
             self.last_r.d.next = 0.into();
+            self.lsh.d.next = 0.into();
             self.updates_r.d.next = 0.into();
-            self.kon.d.next = false;
         }
     }
 }

@@ -4,18 +4,28 @@
 //! A parameter write (already range-checked by the register file) starts the engine; `PARAM_CYCLES`
 //! cycles after the write's `reg_we` the new value and everything derived from it take effect together.
 //! The derived values need a multiplier or a divider, which the HX8K does not have, so the engine
-//! computes them serially:
+//! computes them serially, one step per cycle, with no carry chain longer than 23 bits:
 //!
 //! ```text
-//! TARGET_US, TUPDATE_US, STEP_US   x 1000                                            12-step multiplication
-//! ALPHA, BETA                      floor(floor(g * (2^32 - 1) / 4) / 10^9)          21-step division
-//! K                                floor((2^32 - 1) / k), the cap of p' without     32-step division
-//!                                  drop_overload
-//! LIMIT, MTU                       byte limit = LIMIT x 2 MTU                       12-step multiplication
-//! MTU, C_PROTECTION                initial credit = MTU x (wc - wl) = MTU x (2 wc - 100), signed
+//! TARGET_US, TUPDATE_US, STEP_US   x 1000                                   20-step multiplication
+//! ALPHA, BETA                      floor(floor(g * (2^32 - 1) / 4) / 10^9)  21-step division
+//! K                                floor((2^32 - 1) / k), the cap of p'     32-step division
+//!                                  without drop_overload
+//! LIMIT, MTU                       byte limit = LIMIT x 2 MTU               11-step multiplication
+//! MTU, C_PROTECTION                initial credit = MTU x (wc - wl)         11-step multiplication
+//!                                  = MTU x (2 wc - 100), signed
 //! ```
-//! The division is restoring, one quotient bit per cycle; the multiplication is shift-add, one bit of
-//! the multiplier per cycle, most significant first.
+//! The multiplier is serial-parallel, least significant bit of the multiplier first: a 12-bit signed
+//! multiplicand `a` is added into the top of the product register `p`, which shifts right one bit per
+//! step (a 13-bit adder). The divider is restoring, one quotient bit per step, with the dividend's low
+//! bits and the quotient sharing the register `q` (it shifts left) and the divisor kept inverted in
+//! `dvn`, so that each step is one 23-bit addition `{r, q[31]} + dvn + 1` and a multiplexer.
+//!
+//! The gains are divided by 5^9 instead of 10^9 (10^9 = 2^9 x 5^9, and floor(floor(x / a) / b) =
+//! floor(x / ab)): with h = g - 1, floor(g (2^32 - 1) / 4) >> 9 = h 2^21 + 2^21 - 1 - (h >> 11) for
+//! 1 <= g < 2^20, i.e. the remainder starts at h (below 5^9) and the 21 dividend bits that follow are
+//! twelve ones and the complement of h[19:11]; `gain_division_matches_the_golden_conversion` checks
+//! this for every gain. The first step computes h in the divider's own adder (r = -1, dvn = g).
 
 use crate::konst::K;
 use aqm_golden::dualpi2::consts::{gain_internal, prob_cap, us_to_ns, PARAM_CYCLES};
@@ -26,6 +36,13 @@ use rust_hdl::prelude::*;
 /// The engine's step in which the results are committed: they are visible `PARAM_CYCLES` cycles after
 /// `reg_we` (the write is judged one cycle after `reg_we` and the engine starts the cycle after that).
 const COMMIT_STEP: u64 = PARAM_CYCLES - 3;
+/// The longest job: the setup step, then K's 32 division steps.
+const _: () = assert!(COMMIT_STEP > 32);
+
+/// The gains' divisor, 10^9 / 2^9, inverted in 22 bits (the divider adds `dvn + 1`).
+const GAIN_DIVISOR: u64 = 1_953_125;
+const _: () = assert!(GAIN_DIVISOR << 9 == 1_000_000_000);
+const GAIN_DVN: u64 = !GAIN_DIVISOR & ((1 << 22) - 1);
 
 /// The initial credit at reset as a 24-bit two's-complement value.
 const RESET_CREDIT: u64 = (initial_credit(&H) as u64) & ((1 << 24) - 1);
@@ -73,18 +90,31 @@ pub struct DualPi2Params {
     pub link_bt: Signal<Out, Bits<24>>,
 
     busy_r: DFF<Bit>,
+    /// The setup step (the first busy cycle).
+    first: DFF<Bit>,
     n: DFF<Bits<6>>,
-    eaddr: DFF<Bits<8>>,
+    /// The register written, one-hot: bit a - 0x10 for address a (0x10 TARGET_US ... 0x1C LINK_BYTE_TIME).
+    sel: DFF<Bits<13>>,
     edata: DFF<Bits<32>>,
-    dv_rem: DFF<Bits<32>>,
-    dv_q: DFF<Bits<32>>,
-    dv_cnt: DFF<Bits<6>>,
-    mu_acc: DFF<Bits<32>>,
-    mu_a: DFF<Bits<20>>,
-    mu_b: DFF<Bits<12>>,
-    mu_cnt: DFF<Bits<4>>,
-    mu_neg: DFF<Bit>,
+    // The multiplier: product (its top 12 bits the signed running sum), multiplier bits, multiplicand.
+    p: DFF<Bits<32>>,
+    mb: DFF<Bits<20>>,
+    ma: DFF<Bits<12>>, // signed
+    mcnt: DFF<Bits<5>>,
+    // The divider: remainder, dividend bits and quotient, inverted divisor.
+    r: DFF<Bits<22>>,
+    q: DFF<Bits<32>>,
+    dvn: DFF<Bits<22>>,
+    dcnt: DFF<Bits<6>>,
+    /// MTU: the byte limit, kept while the credit is computed.
     r_bl: DFF<Bits<23>>,
+    /// MTU: the step after the byte limit's product, which starts the credit's.
+    second: DFF<Bit>,
+    // Strobes of the commit cycle, registered a cycle ahead.
+    cm: DFF<Bit>,
+    k_cm: DFF<Bit>,
+    tu_cm: DFF<Bit>,
+    cr_cm: DFF<Bit>,
     target_us_r: DFF<Bits<20>>,
     target_ns_r: DFF<Bits<30>>,
     tupdate_us_r: DFF<Bits<20>>,
@@ -107,17 +137,28 @@ pub struct DualPi2Params {
     credit_r: DFF<Bits<24>>,
     link_bt_r: DFF<Bits<24>>,
     // Combinational helpers.
-    gain_hi: Signal<Local, Bits<20>>,
-    gain_lo: Signal<Local, Bits<32>>,
-    rem2: Signal<Local, Bits<32>>,
-    num_idx: Signal<Local, Bits<6>>,
-    num_bit: Signal<Local, Bit>,
-    gain64: Signal<Local, Bits<64>>,
-    divisor: Signal<Local, Bits<32>>,
-    cr_val: Signal<Local, Bits<24>>,
-    mu_lo: Signal<Local, Bits<24>>,
-    wdiff: Signal<Local, Bits<8>>,
-    wneg: Signal<Local, Bits<8>>,
+    job_time: Signal<Local, Bit>,
+    job_gain: Signal<Local, Bit>,
+    job_k: Signal<Local, Bit>,
+    job_mtu: Signal<Local, Bit>,
+    job_cp: Signal<Local, Bit>,
+    addr_off: Signal<Local, Bits<8>>,
+    rem2: Signal<Local, Bits<22>>,
+    dsum: Signal<Local, Bits<23>>,
+    ge: Signal<Local, Bit>,
+    macc: Signal<Local, Bits<13>>,
+    madd: Signal<Local, Bits<13>>,
+    msum: Signal<Local, Bits<13>>,
+    wdiff_cur: Signal<Local, Bits<8>>,
+    wdiff_new: Signal<Local, Bits<8>>,
+    credit: Signal<Local, Bits<24>>,
+    /// Complements, each in a signal of its own width (inside a wider expression Verilog would widen
+    /// before `~`).
+    h_inv: Signal<Local, Bits<9>>,
+    k_inv: Signal<Local, Bits<8>>,
+    /// 2 wc - 100 sign-extended to the multiplicand's 12 bits.
+    ma_cur: Signal<Local, Bits<12>>,
+    ma_new: Signal<Local, Bits<12>>,
     c_target_us: K<20, { H.target_us as u64 }>,
     c_target_ns: K<30, { us_to_ns(H.target_us) }>,
     c_tupdate_us: K<20, { H.tupdate_us as u64 }>,
@@ -137,9 +178,8 @@ pub struct DualPi2Params {
     c_mtu: K<11, { H.mtu as u64 }>,
     c_wc: K<7, { H.c_protection as u64 }>,
     c_credit: K<24, RESET_CREDIT>,
-    c_billion: K<32, 1_000_000_000>,
-    c_hundred: K<8, 100>,
-    c_commit: K<6, COMMIT_STEP>,
+    c_gain_dvn: K<22, GAIN_DVN>,
+    c_commit_m1: K<6, { COMMIT_STEP - 1 }>,
 }
 
 impl Logic for DualPi2Params {
@@ -149,18 +189,24 @@ impl Logic for DualPi2Params {
             self,
             clock,
             busy_r,
+            first,
             n,
-            eaddr,
+            sel,
             edata,
-            dv_rem,
-            dv_q,
-            dv_cnt,
-            mu_acc,
-            mu_a,
-            mu_b,
-            mu_cnt,
-            mu_neg,
+            p,
+            mb,
+            ma,
+            mcnt,
+            r,
+            q,
+            dvn,
+            dcnt,
             r_bl,
+            second,
+            cm,
+            k_cm,
+            tu_cm,
+            cr_cm,
             target_us_r,
             target_ns_r,
             tupdate_us_r,
@@ -183,187 +229,196 @@ impl Logic for DualPi2Params {
             credit_r,
             link_bt_r
         );
-        // floor(g * (2^32 - 1) / 4) = {g - 1, 2^32 - g} >> 2 for g >= 1 (no 52-bit subtraction).
-        self.gain_hi.next = self.edata.q.val().get_bits::<20>(0) - 1;
-        self.gain_lo.next = !self.edata.q.val() + 1;
-        // The dividend's bits, most significant first: all ones for K; for a gain, bits 20..0 of
-        // {gain_hi, gain_lo} >> 2, i.e. gain_lo[dv_cnt + 1] while dv_cnt counts 21 down to 1.
-        self.num_idx.next = bit_cast::<6, 6>(self.dv_cnt.q.val()) + 1;
-        self.gain64.next = bit_cast::<64, 32>(self.gain_lo.val());
-        self.num_bit.next = self.gain64.val().get_bit(self.num_idx.val().index());
-        self.divisor.next = self.c_billion.val();
-        if self.eaddr.q.val() == 20 {
-            self.num_bit.next = true;
-            self.divisor.next = bit_cast::<32, 8>(self.edata.q.val().get_bits::<8>(0));
+        self.job_time.next =
+            self.sel.q.val().get_bit(0) | self.sel.q.val().get_bit(1) | self.sel.q.val().get_bit(5);
+        self.job_gain.next = self.sel.q.val().get_bit(2) | self.sel.q.val().get_bit(3);
+        self.job_k.next = self.sel.q.val().get_bit(4);
+        self.job_mtu.next = self.sel.q.val().get_bit(10);
+        self.job_cp.next = self.sel.q.val().get_bit(11);
+        self.addr_off.next = self.addr.val() - 16;
+        // The divider's step: {r, q[31]} - divisor, its carry out the quotient bit.
+        self.rem2.next = (bit_cast::<22, 21>(self.r.q.val().get_bits::<21>(0)) << 1)
+            | bit_cast::<22, 1>(self.q.q.val().get_bit(31).into());
+        self.dsum.next =
+            bit_cast::<23, 22>(self.rem2.val()) + bit_cast::<23, 22>(self.dvn.q.val()) + 1;
+        self.ge.next = self.dsum.val().get_bit(22);
+        // The multiplier's step: the signed top of p plus the multiplicand if the multiplier bit is set.
+        self.macc.next = bit_cast::<13, 12>(self.p.q.val().get_bits::<12>(20))
+            | (bit_cast::<13, 1>(self.p.q.val().get_bit(31).into()) << 12);
+        self.madd.next = 0.into();
+        if self.mb.q.val().get_bit(0) {
+            self.madd.next = bit_cast::<13, 12>(self.ma.q.val())
+                | (bit_cast::<13, 1>(self.ma.q.val().get_bit(11).into()) << 12);
         }
-        self.rem2.next = (self.dv_rem.q.val() << 1) | bit_cast::<32, 1>(self.num_bit.val().into());
-        // 2 wc - 100 for the written C protection (C_PROTECTION job) or the current one (MTU job).
-        self.wdiff.next = (bit_cast::<8, 7>(self.wc_r.q.val()) << 1) - 100;
-        // Negated in its own 8-bit signal: inside a wider expression Verilog would widen before `~`.
-        self.wneg.next = !self.wdiff.val() + 1;
-        self.k_commit.next = false;
-        self.tupdate_commit.next = false;
-        self.credit_commit.next = false;
-        // Results: a x 1000 or the byte limit or the credit's magnitude in mu_acc, the credit negated
-        // when wc < 50.
-        self.commit_ns.next = self.mu_acc.q.val().get_bits::<30>(0);
-        self.mu_lo.next = self.mu_acc.q.val().get_bits::<24>(0);
-        self.cr_val.next = self.mu_lo.val();
-        if self.mu_neg.q.val() {
-            self.cr_val.next = !self.mu_lo.val() + 1;
+        self.msum.next = self.macc.val() + self.madd.val();
+        // 2 wc - 100 (signed, -100 ... 100) for the current C protection (MTU job) or the written one.
+        self.wdiff_cur.next = (bit_cast::<8, 7>(self.wc_r.q.val()) << 1) - 100;
+        self.wdiff_new.next = (self.edata.q.val().get_bits::<8>(0) << 1) - 100;
+        self.ma_cur.next = bit_cast::<12, 8>(self.wdiff_cur.val());
+        if self.wdiff_cur.val().get_bit(7) {
+            self.ma_cur.next = bit_cast::<12, 8>(self.wdiff_cur.val()) | 0xF00_u64.to_bits();
         }
-        self.commit_credit.next = self.cr_val.val();
+        self.ma_new.next = bit_cast::<12, 8>(self.wdiff_new.val());
+        if self.wdiff_new.val().get_bit(7) {
+            self.ma_new.next = bit_cast::<12, 8>(self.wdiff_new.val()) | 0xF00_u64.to_bits();
+        }
+        self.h_inv.next = !self.dsum.val().get_bits::<9>(11);
+        self.k_inv.next = !self.edata.q.val().get_bits::<8>(0);
+        // The credit: an 11-step signed product is p >> 9, sign-extended to 24 bits.
+        self.credit.next = bit_cast::<24, 23>(self.p.q.val().get_bits::<23>(9))
+            | (bit_cast::<24, 1>(self.p.q.val().get_bit(31).into()) << 23);
+        self.commit_ns.next = self.p.q.val().get_bits::<30>(0);
+        self.commit_credit.next = self.credit.val();
 
         if self.start.val() & !self.busy_r.q.val() {
             self.busy_r.d.next = true;
+            self.first.d.next = true;
             self.n.d.next = 0.into();
-            self.eaddr.d.next = self.addr.val();
+            self.sel.d.next = 0.into();
+            if self.addr_off.val() < 13 {
+                self.sel.d.next = bits::<13>(1) << self.addr_off.val().get_bits::<4>(0);
+            }
             self.edata.d.next = self.data.val();
+            // The setup step's adder gives r = -2 + dvn + 1: g - 1 for a gain, 0 for K.
+            self.r.d.next = 0x3F_FFFF_u64.into();
+            self.q.d.next = 0x7FFF_FFFF_u64.into();
+            self.dvn.d.next = bit_cast::<22, 20>(self.data.val().get_bits::<20>(0));
+            if self.addr.val() == 20 {
+                self.dvn.d.next = 1.into();
+            }
+            self.dcnt.d.next = 0.into();
+            self.mcnt.d.next = 0.into();
         }
 
+        self.cm.d.next = false;
+        self.k_cm.d.next = false;
+        self.tu_cm.d.next = false;
+        self.cr_cm.d.next = false;
         if self.busy_r.q.val() {
             self.n.d.next = self.n.q.val() + 1;
-            // The divider and the multiplier step whenever they have work.
-            if self.dv_cnt.q.val().any() {
-                self.dv_cnt.d.next = self.dv_cnt.q.val() - 1;
-                if self.rem2.val() >= self.divisor.val() {
-                    self.dv_rem.d.next = self.rem2.val() - self.divisor.val();
-                    self.dv_q.d.next = (self.dv_q.q.val() << 1) + 1;
-                } else {
-                    self.dv_rem.d.next = self.rem2.val();
-                    self.dv_q.d.next = self.dv_q.q.val() << 1;
+            self.first.d.next = false;
+            if self.first.q.val() {
+                // Setup: the remainder h = g - 1 (for K 0), the dividend bits below twelve ones, the
+                // divisor; the multiplier's operands (product 0) and its step count.
+                self.r.d.next = self.dsum.val().get_bits::<22>(0);
+                self.q.d.next = (self.q.q.val() & 0xFFF0_07FF_u64.to_bits())
+                    | 0x8000_0000_u64.to_bits()
+                    | (bit_cast::<32, 9>(self.h_inv.val()) << 11);
+                self.dvn.d.next = self.c_gain_dvn.val();
+                self.dcnt.d.next = 0.into();
+                if self.job_gain.val() {
+                    self.dcnt.d.next = 21.into();
+                }
+                if self.job_k.val() {
+                    self.dvn.d.next = 0x3F_FF00_u64.to_bits() | bit_cast::<22, 8>(self.k_inv.val());
+                    self.dcnt.d.next = 32.into();
+                }
+                self.p.d.next = 0.into();
+                self.mcnt.d.next = 11.into();
+                self.mb.d.next = bit_cast::<20, 11>(self.mtu_r.q.val());
+                self.ma.d.next = bit_cast::<12, 11>(self.edata.q.val().get_bits::<11>(0));
+                if self.job_time.val() {
+                    self.mcnt.d.next = 20.into();
+                    self.mb.d.next = self.edata.q.val().get_bits::<20>(0);
+                    self.ma.d.next = 1000.into();
+                }
+                if self.job_mtu.val() {
+                    // MTU: the byte limit first (LIMIT x MTU, doubled at the end), then the credit.
+                    self.mb.d.next = bit_cast::<20, 11>(self.edata.q.val().get_bits::<11>(0));
+                    self.ma.d.next = bit_cast::<12, 11>(self.limit_r.q.val());
+                }
+                if self.job_cp.val() {
+                    // C_PROTECTION: MTU x (2 wc - 100).
+                    self.ma.d.next = self.ma_new.val();
                 }
             }
-            if self.mu_cnt.q.val().any() {
-                self.mu_b.d.next = self.mu_b.q.val() << 1;
-                self.mu_cnt.d.next = self.mu_cnt.q.val() - 1;
-                if self.mu_b.q.val().get_bit(11) {
-                    self.mu_acc.d.next =
-                        (self.mu_acc.q.val() << 1) + bit_cast::<32, 20>(self.mu_a.q.val());
-                } else {
-                    self.mu_acc.d.next = self.mu_acc.q.val() << 1;
+            if self.dcnt.q.val().any() {
+                self.dcnt.d.next = self.dcnt.q.val() - 1;
+                self.q.d.next = (self.q.q.val() << 1) | bit_cast::<32, 1>(self.ge.val().into());
+                self.r.d.next = self.rem2.val();
+                if self.ge.val() {
+                    self.r.d.next = self.dsum.val().get_bits::<22>(0);
                 }
             }
-            if self.n.q.val() == 0 {
-                // Set up the job of this address: the times x 1000, by default.
-                self.dv_q.d.next = 0.into();
-                self.mu_acc.d.next = 0.into();
-                self.mu_cnt.d.next = 12.into();
-                self.mu_neg.d.next = false;
-                self.mu_a.d.next = self.edata.q.val().get_bits::<20>(0);
-                self.mu_b.d.next = 1000.into();
-                if (self.eaddr.q.val() == 18) | (self.eaddr.q.val() == 19) {
-                    // ALPHA, BETA: 21 quotient bits of {gain_hi, gain_lo} >> 2 over 10^9 (the
-                    // quotient is below 2^21, so the division starts at bit 21).
-                    self.dv_rem.d.next = (bit_cast::<32, 20>(self.gain_hi.val()) << 9)
-                        | bit_cast::<32, 9>(self.gain_lo.val().get_bits::<9>(23));
-                    self.dv_cnt.d.next = 21.into();
-                }
-                if self.eaddr.q.val() == 20 {
-                    // K: (2^32 - 1) / k.
-                    self.dv_rem.d.next = 0.into();
-                    self.dv_cnt.d.next = 32.into();
-                }
-                if self.eaddr.q.val() == 25 {
-                    // LIMIT: the byte limit, LIMIT x 2 MTU.
-                    self.mu_b.d.next = bit_cast::<12, 11>(self.mtu_r.q.val()) << 1;
-                }
-                if self.eaddr.q.val() == 26 {
-                    // MTU: the byte limit first, then the initial credit.
-                    self.mu_a.d.next = bit_cast::<20, 11>(self.limit_r.q.val());
-                    self.mu_b.d.next =
-                        bit_cast::<12, 11>(self.edata.q.val().get_bits::<11>(0)) << 1;
-                }
-                if self.eaddr.q.val() == 27 {
-                    // C_PROTECTION: MTU x |2 wc - 100|, negated when wc < 50.
-                    self.mu_a.d.next = bit_cast::<20, 11>(self.mtu_r.q.val());
-                    self.mu_b.d.next =
-                        bit_cast::<12, 8>((self.edata.q.val().get_bits::<8>(0) << 1) - 100);
-                    self.mu_neg.d.next = self.edata.q.val() < 50;
-                    if self.edata.q.val() < 50 {
-                        self.mu_b.d.next = bit_cast::<12, 8>(
-                            self.c_hundred.val() - (self.edata.q.val().get_bits::<8>(0) << 1),
-                        );
-                    }
-                }
+            if self.mcnt.q.val().any() {
+                self.mcnt.d.next = self.mcnt.q.val() - 1;
+                self.mb.d.next = self.mb.q.val() >> 1;
+                self.p.d.next = (bit_cast::<32, 13>(self.msum.val()) << 19)
+                    | bit_cast::<32, 19>(self.p.q.val().get_bits::<19>(1));
             }
-            if self.n.q.val() == 13 {
-                // The first product is done (steps 1-12).
-                self.r_bl.d.next = self.mu_acc.q.val().get_bits::<23>(0);
-                if self.eaddr.q.val() == 26 {
-                    // MTU: now the credit, MTU x |2 wc - 100| with the current wc.
-                    self.mu_acc.d.next = 0.into();
-                    self.mu_cnt.d.next = 12.into();
-                    self.mu_a.d.next = bit_cast::<20, 11>(self.edata.q.val().get_bits::<11>(0));
-                    self.mu_b.d.next = bit_cast::<12, 8>(self.wdiff.val());
-                    self.mu_neg.d.next = self.wdiff.val().get_bit(7);
-                    if self.wdiff.val().get_bit(7) {
-                        self.mu_b.d.next = bit_cast::<12, 8>(self.wneg.val());
-                    }
-                }
+            self.second.d.next = self.job_mtu.val() & (self.n.q.val() == 11);
+            if self.second.q.val() {
+                // MTU: the byte limit is done (steps 1-11); now the credit, MTU x (2 wc - 100).
+                self.r_bl.d.next = self.p.q.val().get_bits::<23>(8);
+                self.p.d.next = 0.into();
+                self.mcnt.d.next = 11.into();
+                self.mb.d.next = bit_cast::<20, 11>(self.edata.q.val().get_bits::<11>(0));
+                self.ma.d.next = self.ma_cur.val();
             }
-            if self.n.q.val() == self.c_commit.val() {
+            if self.n.q.val() == self.c_commit_m1.val() {
+                self.cm.d.next = true;
+                self.k_cm.d.next = self.job_k.val();
+                self.tu_cm.d.next = self.sel.q.val().get_bit(1);
+                self.cr_cm.d.next = self.job_mtu.val() | self.job_cp.val();
+            }
+            if self.cm.q.val() {
                 self.busy_r.d.next = false;
-                match self.eaddr.q.val().index() {
-                    16 => {
-                        self.target_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
-                        self.target_ns_r.d.next = self.commit_ns.val();
-                    }
-                    17 => {
-                        self.tupdate_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
-                        self.tupdate_ns_r.d.next = self.commit_ns.val();
-                        self.tupdate_commit.next = true;
-                    }
-                    18 => {
-                        self.alpha_r.d.next = self.edata.q.val().get_bits::<20>(0);
-                        self.alpha_i_r.d.next = self.dv_q.q.val().get_bits::<21>(0);
-                    }
-                    19 => {
-                        self.beta_r.d.next = self.edata.q.val().get_bits::<20>(0);
-                        self.beta_i_r.d.next = self.dv_q.q.val().get_bits::<21>(0);
-                    }
-                    20 => {
-                        self.k_r.d.next = self.edata.q.val().get_bits::<8>(0);
-                        self.cap_r.d.next = self.dv_q.q.val();
-                        self.k_commit.next = true;
-                    }
-                    21 => {
-                        self.step_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
-                        self.step_ns_r.d.next = self.commit_ns.val();
-                    }
-                    22 => {
-                        self.min_qlen_r.d.next = self.edata.q.val();
-                    }
-                    23 => {
-                        self.ecn_mask_r.d.next = self.edata.q.val().get_bits::<2>(0);
-                    }
-                    24 => {
-                        self.dol_r.d.next = self.edata.q.val().get_bit(0);
-                    }
-                    25 => {
-                        self.limit_r.d.next = self.edata.q.val().get_bits::<11>(0);
-                        self.byte_limit_r.d.next = self.mu_acc.q.val().get_bits::<23>(0);
-                    }
-                    26 => {
-                        self.mtu_r.d.next = self.edata.q.val().get_bits::<11>(0);
-                        self.byte_limit_r.d.next = self.r_bl.q.val();
-                        self.credit_r.d.next = self.cr_val.val();
-                        self.credit_commit.next = true;
-                    }
-                    27 => {
-                        self.wc_r.d.next = self.edata.q.val().get_bits::<7>(0);
-                        self.credit_r.d.next = self.cr_val.val();
-                        self.credit_commit.next = true;
-                    }
-                    28 => {
-                        self.link_bt_r.d.next = self.edata.q.val().get_bits::<24>(0);
-                    }
-                    _ => {}
+                if self.sel.q.val().get_bit(0) {
+                    self.target_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
+                    self.target_ns_r.d.next = self.commit_ns.val();
+                }
+                if self.sel.q.val().get_bit(1) {
+                    self.tupdate_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
+                    self.tupdate_ns_r.d.next = self.commit_ns.val();
+                }
+                if self.sel.q.val().get_bit(2) {
+                    self.alpha_r.d.next = self.edata.q.val().get_bits::<20>(0);
+                    self.alpha_i_r.d.next = self.q.q.val().get_bits::<21>(0);
+                }
+                if self.sel.q.val().get_bit(3) {
+                    self.beta_r.d.next = self.edata.q.val().get_bits::<20>(0);
+                    self.beta_i_r.d.next = self.q.q.val().get_bits::<21>(0);
+                }
+                if self.sel.q.val().get_bit(4) {
+                    self.k_r.d.next = self.edata.q.val().get_bits::<8>(0);
+                    self.cap_r.d.next = self.q.q.val();
+                }
+                if self.sel.q.val().get_bit(5) {
+                    self.step_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
+                    self.step_ns_r.d.next = self.commit_ns.val();
+                }
+                if self.sel.q.val().get_bit(6) {
+                    self.min_qlen_r.d.next = self.edata.q.val();
+                }
+                if self.sel.q.val().get_bit(7) {
+                    self.ecn_mask_r.d.next = self.edata.q.val().get_bits::<2>(0);
+                }
+                if self.sel.q.val().get_bit(8) {
+                    self.dol_r.d.next = self.edata.q.val().get_bit(0);
+                }
+                if self.sel.q.val().get_bit(9) {
+                    self.limit_r.d.next = self.edata.q.val().get_bits::<11>(0);
+                    self.byte_limit_r.d.next = self.p.q.val().get_bits::<23>(8);
+                }
+                if self.sel.q.val().get_bit(10) {
+                    self.mtu_r.d.next = self.edata.q.val().get_bits::<11>(0);
+                    self.byte_limit_r.d.next = self.r_bl.q.val();
+                    self.credit_r.d.next = self.credit.val();
+                }
+                if self.sel.q.val().get_bit(11) {
+                    self.wc_r.d.next = self.edata.q.val().get_bits::<7>(0);
+                    self.credit_r.d.next = self.credit.val();
+                }
+                if self.sel.q.val().get_bit(12) {
+                    self.link_bt_r.d.next = self.edata.q.val().get_bits::<24>(0);
                 }
             }
         }
 
         self.busy.next = self.busy_r.q.val();
+        self.k_commit.next = self.k_cm.q.val() & !self.rst.val();
+        self.tupdate_commit.next = self.tu_cm.q.val() & !self.rst.val();
+        self.credit_commit.next = self.cr_cm.q.val() & !self.rst.val();
         self.target_us.next = self.target_us_r.q.val();
         self.target_ns.next = self.target_ns_r.q.val();
         self.tupdate_us.next = self.tupdate_us_r.q.val();
@@ -388,9 +443,15 @@ impl Logic for DualPi2Params {
 
         if self.rst.val() {
             self.busy_r.d.next = false;
+            self.first.d.next = false;
+            self.second.d.next = false;
             self.n.d.next = 0.into();
-            self.dv_cnt.d.next = 0.into();
-            self.mu_cnt.d.next = 0.into();
+            self.dcnt.d.next = 0.into();
+            self.mcnt.d.next = 0.into();
+            self.cm.d.next = false;
+            self.k_cm.d.next = false;
+            self.tu_cm.d.next = false;
+            self.cr_cm.d.next = false;
             self.target_us_r.d.next = self.c_target_us.val();
             self.target_ns_r.d.next = self.c_target_ns.val();
             self.tupdate_us_r.d.next = self.c_tupdate_us.val();
@@ -412,9 +473,6 @@ impl Logic for DualPi2Params {
             self.wc_r.d.next = self.c_wc.val();
             self.credit_r.d.next = self.c_credit.val();
             self.link_bt_r.d.next = 0.into();
-            self.k_commit.next = false;
-            self.tupdate_commit.next = false;
-            self.credit_commit.next = false;
         }
     }
 }
@@ -478,6 +536,18 @@ mod tests {
 
     fn credit24(p: &P) -> u64 {
         initial_credit(p) as u64 & ((1 << 24) - 1)
+    }
+
+    /// The divider's identity for the gains (module docs): restoring division of {h, 2^21 - 1 - (h >> 11)}
+    /// by 5^9, h = g - 1, equals the golden conversion for every gain the register file accepts.
+    #[test]
+    fn gain_division_matches_the_golden_conversion() {
+        for g in 1..1u64 << 20 {
+            let h = g - 1;
+            let dividend = h << 21 | (((1 << 21) - 1) ^ (h >> 11));
+            assert!(h < GAIN_DIVISOR);
+            assert_eq!(dividend / GAIN_DIVISOR, gain_internal(g as u32), "g {g}");
+        }
     }
 
     #[test]
