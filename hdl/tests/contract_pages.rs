@@ -15,7 +15,7 @@ use aqm_golden::pie::consts::{FIRST_UPDATE_NS, MAX_PROB};
 use aqm_golden::pie::controller::update;
 use aqm_golden::pie::core::{
     PieCoreInputs, PieCoreModel, BYTEMODE_HOLD, RECOMPUTE_CYCLES, TIME_BITS, TX_CYCLES,
-    UPDATE_CYCLES, VERDICT_LATENCY,
+    UPDATE_CYCLES, VERDICT_LATENCY, WAIT_LAG,
 };
 use aqm_golden::pie::params::DEFAULT_PARAMS;
 use aqm_golden::pie::regs::{addr, CAPACITY};
@@ -62,6 +62,7 @@ const PIE_PAGE: Page = page!(
         UPDATE_CYCLES,
         RECOMPUTE_CYCLES,
         TX_CYCLES,
+        WAIT_LAG,
         TIME_BITS,
         FIRST_UPDATE_NS,
         CAPACITY,
@@ -77,6 +78,7 @@ const DUALPI2_PAGE: Page = page!(
         RECOMPUTE_CYCLES = d2::RECOMPUTE_CYCLES,
         PARAM_CYCLES = d2::PARAM_CYCLES,
         TX_CYCLES = aqm_golden::dualpi2::core::TX_CYCLES,
+        WAIT_LAG = aqm_golden::dualpi2::core::WAIT_LAG,
         HW_QUEUE_CAPACITY = d2::HW_QUEUE_CAPACITY,
     ]
 );
@@ -413,22 +415,31 @@ fn a_departure_counts_two_cycles_later_and_the_link_model_takes_tx_cycles() {
         assert_eq!(b.read(addr::SENT_PKTS).0, 0);
         assert_eq!(b.read(addr::SENT_PKTS).0, 1);
         assert_eq!(b.n, c + 3);
-        // Tx from c+1 to c+TX_CYCLES, Wait (link_free set) from c+1+TX_CYCLES.
+        // Tx from c+1 to c+TX_CYCLES (link_free = the departure time), Wait (link_free = its end) from
+        // c+1+TX_CYCLES.
         while b.n < c + TX_CYCLES {
             let o = b.clk();
             assert!(o.link_busy && !o.out_valid);
-            assert_eq!(o.link_free, 0);
+            assert_eq!(o.link_free, 1_000);
         }
         let o = b.clk();
         assert_eq!(b.n, c + TX_CYCLES + 1);
-        assert_eq!(o.link_free, 0, "cycle {}", c + TX_CYCLES);
+        assert_eq!(o.link_free, 1_000, "cycle {}", c + TX_CYCLES);
         let o = b.clk();
         assert!(o.link_busy);
         assert_eq!(o.link_free, 1_000 + 300, "cycle {}", c + TX_CYCLES + 1);
-        // Wait until now reaches link_free; the next cycle is Idle and exact.
+        // Wait ends at the edge of the first cycle whose previous cycle's now reached link_free
+        // (WAIT_LAG); the next cycle is Idle and exact.
         b.clks(5);
         assert!(b.out().link_busy);
         b.i.now = 1_300;
+        for _ in 0..WAIT_LAG {
+            let o = b.clk();
+            assert!(
+                o.link_busy && !o.out_valid,
+                "now reached link_free WAIT_LAG cycles ago"
+            );
+        }
         let o = b.clk();
         assert!(o.link_busy && !o.out_valid);
         let o = b.out();

@@ -1,11 +1,15 @@
 //! The link model in front of a core's egress (`aqm_hdl::link::LinkModel`): it paces departures at
 //! LINK_BYTE_TIME ns per byte (Q16.8), or does nothing when that is 0.
 //!
-//! Idle: the link is free. A departure (`start`) with LINK_BYTE_TIME != 0 goes to Tx, which computes the
-//! end of the transmission in [`TX_CYCLES`] cycles, then Wait until `now` reaches it; back in Idle the
-//! first cycle is *exact*: a departure then leaves at exactly the end of the previous transmission
-//! (fraction of a ns included), so a backlogged link runs at its nominal rate. With LINK_BYTE_TIME = 0 a
-//! start just records its departure time as `link_free`.
+//! Idle: the link is free. A departure (`start`) records its departure time as `link_free`; with
+//! LINK_BYTE_TIME != 0 it goes to Tx, which adds the transmission time to `link_free` in [`TX_CYCLES`]
+//! cycles, then Wait until `now` reaches it; back in Idle the first cycle is *exact*: a departure then
+//! leaves at exactly the end of the previous transmission (fraction of a ns included), so a backlogged
+//! link runs at its nominal rate. With LINK_BYTE_TIME = 0 the link stays Idle.
+//!
+//! Wait compares `link_free` with the `now` of the *previous* cycle ([`WAIT_LAG`] = 1): the hardware
+//! subtracts the low 24 bits one cycle and the high 16 bits the next, so that no 40-bit carry chain ends
+//! in the state register.
 
 use super::{time_reached, TIME_MASK};
 
@@ -14,6 +18,10 @@ pub const BYTE_TIME_RANGE: (u32, u32) = (0, (1 << 24) - 1);
 
 /// Cycles in state Tx after a departure.
 pub const TX_CYCLES: u64 = 19;
+
+/// Wait ends at the edge of the first Wait cycle c with `reached(now40 of cycle c - WAIT_LAG,
+/// link_free)`.
+pub const WAIT_LAG: u64 = 1;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum State {
@@ -37,9 +45,11 @@ pub struct Start {
 pub struct LinkModel {
     state: State,
     exact: bool,
-    /// The end of the last transmission, ns (40 bits).
+    /// The end of the last transmission, ns (40 bits); in Tx, the departure time of the packet.
     pub link_free: u64,
     link_frac: u64,
+    /// `now40` of the previous cycle (the hardware's registered half of the Wait comparison).
+    now_prev: u64,
 }
 
 impl LinkModel {
@@ -79,13 +89,13 @@ impl LinkModel {
             State::Idle => {
                 self.exact = false;
                 if let Some(s) = start {
+                    // The departure time; Tx adds the transmission time to it.
+                    self.link_free = s.dep;
+                    self.link_frac = s.frac;
                     if link_bt != 0 {
                         let tx = s.len as u64 * link_bt as u64;
                         let end = ((s.dep << 8 | s.frac) + tx) & ((1 << 48) - 1);
                         self.state = State::Tx(0, end);
-                    } else {
-                        self.link_free = s.dep;
-                        self.link_frac = s.frac;
                     }
                 }
             }
@@ -100,7 +110,7 @@ impl LinkModel {
                 }
             }
             State::Wait => {
-                if time_reached(now40, self.link_free) {
+                if time_reached(self.now_prev, self.link_free) {
                     self.state = State::Idle;
                     self.exact = true;
                 }
@@ -109,6 +119,8 @@ impl LinkModel {
         if rst {
             *self = LinkModel::default();
         }
+        // Kept through a reset too: a Wait is at least TX_CYCLES cycles after one.
+        self.now_prev = now40;
         waits
     }
 }

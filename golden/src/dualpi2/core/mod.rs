@@ -30,7 +30,7 @@ mod tests;
 pub use super::consts::{
     HW_QUEUE_CAPACITY, PARAM_CYCLES, RECOMPUTE_CYCLES, UPDATE_CYCLES, VERDICT_LATENCY,
 };
-pub use crate::hw::link::TX_CYCLES;
+pub use crate::hw::link::{TX_CYCLES, WAIT_LAG};
 pub use ingress::{CODE_ENQUEUE, CODE_TAIL_DROP};
 pub use queue::Entry;
 

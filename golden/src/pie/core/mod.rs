@@ -24,6 +24,7 @@ pub use super::consts::{
 use crate::prng::XorShift64;
 
 pub use crate::hw::io::{CoreInputs as PieCoreInputs, CoreOutputs as PieCoreOutputs};
+pub use crate::hw::link::WAIT_LAG;
 pub use crate::hw::TIME_BITS;
 pub(crate) use crate::hw::{time_reached, TIME_MASK};
 
