@@ -28,7 +28,7 @@
 //   INREADY  (BYTEMODE writes allowed) in_ready is low for at most BYTEMODE_HOLD - 1 = 13 cycles in a
 //            row: ingress never deadlocks; accepted - verdicts stays within 0 ... 5
 //   COVER    verdict codes 0 (enqueued) and 3 (tail drop, after a LIMIT write); a departure. Codes 1
-//            and 2 need prob > 0, at least RECOMPUTE_CYCLES = 121 cycles after a PROB write: not covered
+//            and 2 need prob > 0, at least RECOMPUTE_CYCLES = 113 cycles after a PROB write: not covered
 //
 // Mutations (`define MUT_*, scripts/prove --mutants):
 //   MUT_VERDICT_DROP  the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)

@@ -52,9 +52,9 @@ pub const VERDICT_LATENCY: u64 = 5;
 /// sum, 1 to move on. The ingress accepts one descriptor per clock otherwise.
 pub const BYTEMODE_HOLD: u64 = 14;
 /// Cycles from the controller's firing cycle to the commit cycle of a periodic update.
-pub const UPDATE_CYCLES: u64 = 2609;
+pub const UPDATE_CYCLES: u64 = 313;
 /// Cycles from the start to the commit cycle of a recomputation after a prob or MTU write.
-pub const RECOMPUTE_CYCLES: u64 = 121;
+pub const RECOMPUTE_CYCLES: u64 = 113;
 /// Cycles the link model spends in Tx after a departure (both cores share the link model).
 pub use crate::hw::link::TX_CYCLES;
 

@@ -34,7 +34,7 @@ fn overload_on_a_fast_link_drops_early_and_at_the_limit() {
 #[test]
 fn traffic_through_the_wrap_of_the_40_bit_time() {
     // 1.2 s in all: arrivals, departures, link times and controller updates (the first 500 ms after the
-    // reset, then one per 2609 cycles, 52 ms) on both sides of the wrap. Updates that stopped at the
+    // reset, then one per TUPDATE) on both sides of the wrap. Updates that stopped at the
     // wrap would leave 4.
     let (s, c) = check("vl_wrap", 5, common::pie_wrap_regime(), 60_000);
     assert!(
