@@ -76,73 +76,7 @@ impl<const W: usize, const A: usize, const C: usize> Logic for DescQueue<W, A, C
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{clock_edge, settle};
-    use std::collections::VecDeque;
 
-    type Q = DescQueue<20, 4, 5>;
-
-    /// The queue against a VecDeque with the same visibility rule (an entry reaches the head two cycles
-    /// after its push), under random pushes, pops, idle gaps and resets.
-    fn run(seed: u64, push_pct: u64, pop_pct: u64, cycles: usize) {
-        let mut q = Q::default();
-        q.connect_all();
-        let mut rng = aqm_golden::prng::XorShift64::new(seed).unwrap();
-        let mut model: VecDeque<u64> = VecDeque::new();
-        let mut valid = false;
-        let mut next = 1u64;
-        for cycle in 0..cycles {
-            let r = rng.next_word();
-            let rst = r.is_multiple_of(997);
-            let full = model.len() == 16;
-            let push = !full && (r >> 8) % 100 < push_pct;
-            let pop = (r >> 16) % 100 < pop_pct;
-            q.rst.next = rst;
-            q.push.next = push;
-            q.push_data.next = next.into();
-            q.pop.next = pop;
-            settle(&mut q);
-            assert_eq!(q.head_valid.val(), valid, "cycle {cycle}: head_valid");
-            assert_eq!(q.count.val().index(), model.len(), "cycle {cycle}: count");
-            if valid {
-                assert_eq!(q.head_data.val().to_u64(), model[0], "cycle {cycle}: head");
-            }
-            let popped = pop && valid;
-            if popped {
-                model.pop_front();
-            }
-            valid = !model.is_empty();
-            if push {
-                model.push_back(next);
-                next += 1;
-            }
-            if rst {
-                model.clear();
-                valid = false;
-            }
-            clock_edge(&mut q, |q| &mut q.clock);
-        }
-    }
-
-    #[test]
-    fn matches_a_fifo_model_when_mostly_idle() {
-        run(1, 10, 10, 3000);
-    }
-
-    #[test]
-    fn matches_a_fifo_model_with_back_to_back_traffic() {
-        run(2, 100, 100, 3000);
-        run(3, 90, 50, 3000);
-    }
-
-    #[test]
-    fn matches_a_fifo_model_when_filling_to_capacity() {
-        run(4, 80, 20, 3000);
-    }
-
-    #[test]
-    fn is_synthesizable() {
-        let mut q = DescQueue::<74, 10, 11>::default();
-        q.connect_all();
-        yosys_validate("desc_queue", &generate_verilog(&q)).unwrap();
-    }
+    // An entry reaches the head two cycles after its push.
+    crate::sim::fifo_model_tests!(DescQueue<20, 4, 5>, 2, 16, "desc_queue");
 }
