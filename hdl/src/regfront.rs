@@ -143,3 +143,55 @@ impl<const ID: u64, const CAPACITY: u64> Logic for RegFront<ID, CAPACITY> {
         }
     }
 }
+
+/// `LO <= x <= HI` for a 32-bit `x` and constant bounds, as plain logic: no adder, so no carry chain
+/// (Yosys turns a `<=` against a constant into one carry per bit; this is a chain of and/or terms that
+/// ABC packs into a few LUTs, and a bound of the form 2^k - 1 becomes "the bits above k are zero").
+/// The rust-hdl simulation compares the numbers.
+#[derive(LogicBlock, Default)]
+pub struct InRange<const LO: u64, const HI: u64> {
+    pub x: Signal<In, Bits<32>>,
+    pub ok: Signal<Out, Bit>,
+}
+
+impl<const LO: u64, const HI: u64> InRange<LO, HI> {
+    const BOUNDS: () = assert!(LO <= HI && HI <= u32::MAX as u64);
+
+    /// `x[i:0] <= c[i:0]` (`le`) or `x[i:0] >= c[i:0]` (`!le`), bit `i` down.
+    fn cmp(le: bool, c: u64, i: i32) -> String {
+        let low = if i < 0 { 0 } else { c & ((2u64 << i) - 1) };
+        // Always true below: `<=` all ones, `>=` all zeros.
+        if i < 0 || (le && low == (2u64 << i) - 1) || (!le && low == 0) {
+            return "1'b1".into();
+        }
+        let rest = Self::cmp(le, c, i - 1);
+        let one = (c >> i) & 1 == 1;
+        match (le, one) {
+            (true, true) => format!("(~x[{i}] | {rest})"),
+            (true, false) => format!("(~x[{i}] & {rest})"),
+            (false, true) => format!("(x[{i}] & {rest})"),
+            (false, false) => format!("(x[{i}] | {rest})"),
+        }
+    }
+}
+
+impl<const LO: u64, const HI: u64> Logic for InRange<LO, HI> {
+    fn update(&mut self) {
+        #[allow(clippy::let_unit_value)]
+        let _ = Self::BOUNDS;
+        let x = self.x.val().index() as u64;
+        self.ok.next = x >= LO && x <= HI;
+    }
+
+    fn connect(&mut self) {
+        self.ok.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "always @(*) ok = {} & {};\n",
+            Self::cmp(false, LO, 31),
+            Self::cmp(true, HI, 31)
+        ))
+    }
+}

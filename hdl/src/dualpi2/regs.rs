@@ -10,7 +10,7 @@
 //! `reg_err` the cycle after that and changes nothing.
 
 use crate::konst::K;
-use crate::regfront::{RegBus, RegFront};
+use crate::regfront::{InRange, RegBus, RegFront};
 use aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY;
 use aqm_golden::dualpi2::params::range;
 use aqm_golden::dualpi2::regs::DUALPI2_ID;
@@ -97,41 +97,28 @@ pub struct DualPi2Regs {
     age: Signal<Local, Bits<40>>,
     ones: K<32, 0xFFFF_FFFF>,
     sext: K<32, 0xFF00_0000>,
-    // The accepted ranges, from the golden map's constants (a range starting at 0 has no lower check,
-    // and MIN_QLEN_STEP takes any value: the asserts below keep it so).
-    target_lo: K<32, { range::TARGET_US.0 as u64 }>,
-    target_hi: K<32, { range::TARGET_US.1 as u64 }>,
-    tupdate_lo: K<32, { range::TUPDATE_US.0 as u64 }>,
-    tupdate_hi: K<32, { range::TUPDATE_US.1 as u64 }>,
-    gain_lo: K<32, { range::GAIN.0 as u64 }>,
-    gain_hi: K<32, { range::GAIN.1 as u64 }>,
-    k_lo: K<32, { range::K.0 as u64 }>,
-    k_hi: K<32, { range::K.1 as u64 }>,
-    step_hi: K<32, { range::STEP_US.1 as u64 }>,
-    ecn_mask_lo: K<32, { range::ECN_MASK.0 as u64 }>,
-    ecn_mask_hi: K<32, { range::ECN_MASK.1 as u64 }>,
-    flag_hi: K<32, { FLAG_RANGE.1 as u64 }>,
-    limit_lo: K<32, { range::HW_LIMIT.0 as u64 }>,
-    limit_hi: K<32, { range::HW_LIMIT.1 as u64 }>,
-    mtu_lo: K<32, { range::MTU.0 as u64 }>,
-    mtu_hi: K<32, { range::MTU.1 as u64 }>,
-    c_prot_hi: K<32, { range::C_PROTECTION.1 as u64 }>,
-    byte_time_hi: K<32, { BYTE_TIME_RANGE.1 as u64 }>,
+    /// The range check of the write being staged, for the parameter at its address.
+    in_range: DFF<Bit>,
+    // The accepted ranges, from the golden map's constants, checked on the data being staged (so the
+    // judgement in the next cycle reads one flip-flop).
+    r_target: InRange<{ range::TARGET_US.0 as u64 }, { range::TARGET_US.1 as u64 }>,
+    r_tupdate: InRange<{ range::TUPDATE_US.0 as u64 }, { range::TUPDATE_US.1 as u64 }>,
+    r_gain: InRange<{ range::GAIN.0 as u64 }, { range::GAIN.1 as u64 }>,
+    r_k: InRange<{ range::K.0 as u64 }, { range::K.1 as u64 }>,
+    r_step: InRange<{ range::STEP_US.0 as u64 }, { range::STEP_US.1 as u64 }>,
+    r_min_qlen_step: InRange<{ range::MIN_QLEN_STEP.0 as u64 }, { range::MIN_QLEN_STEP.1 as u64 }>,
+    r_ecn_mask: InRange<{ range::ECN_MASK.0 as u64 }, { range::ECN_MASK.1 as u64 }>,
+    r_flag: InRange<{ FLAG_RANGE.0 as u64 }, { FLAG_RANGE.1 as u64 }>,
+    r_limit: InRange<{ range::HW_LIMIT.0 as u64 }, { range::HW_LIMIT.1 as u64 }>,
+    r_mtu: InRange<{ range::MTU.0 as u64 }, { range::MTU.1 as u64 }>,
+    r_c_prot: InRange<{ range::C_PROTECTION.0 as u64 }, { range::C_PROTECTION.1 as u64 }>,
+    r_byte_time: InRange<{ BYTE_TIME_RANGE.0 as u64 }, { BYTE_TIME_RANGE.1 as u64 }>,
 }
-
-const _: () = assert!(
-    range::STEP_US.0 == 0
-        && FLAG_RANGE.0 == 0
-        && range::C_PROTECTION.0 == 0
-        && BYTE_TIME_RANGE.0 == 0
-        && range::MIN_QLEN_STEP.0 == 0
-        && range::MIN_QLEN_STEP.1 == u32::MAX
-);
 
 impl Logic for DualPi2Regs {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, seed_stage, shadow);
+        dff_setup!(self, clock, seed_stage, shadow, in_range);
         self.front.clock.next = self.clock.val();
         self.front.rst.next = self.rst.val();
         RegBus::link(&mut self.bus, &mut self.front.bus);
@@ -144,73 +131,71 @@ impl Logic for DualPi2Regs {
         self.prob_wdata.next = self.front.w_data.val();
         self.param_addr.next = self.front.w_addr.val();
         self.param_data.next = self.front.w_data.val();
+        // The range check of the write being taken, judged in the next cycle.
+        self.r_target.x.next = self.bus.wdata.val();
+        self.r_tupdate.x.next = self.bus.wdata.val();
+        self.r_gain.x.next = self.bus.wdata.val();
+        self.r_k.x.next = self.bus.wdata.val();
+        self.r_step.x.next = self.bus.wdata.val();
+        self.r_min_qlen_step.x.next = self.bus.wdata.val();
+        self.r_ecn_mask.x.next = self.bus.wdata.val();
+        self.r_flag.x.next = self.bus.wdata.val();
+        self.r_limit.x.next = self.bus.wdata.val();
+        self.r_mtu.x.next = self.bus.wdata.val();
+        self.r_c_prot.x.next = self.bus.wdata.val();
+        self.r_byte_time.x.next = self.bus.wdata.val();
+        self.in_range.d.next = false;
+        match self.bus.addr.val().index() {
+            16 => {
+                self.in_range.d.next = self.r_target.ok.val();
+            }
+            17 => {
+                self.in_range.d.next = self.r_tupdate.ok.val();
+            }
+            18 => {
+                self.in_range.d.next = self.r_gain.ok.val();
+            }
+            19 => {
+                self.in_range.d.next = self.r_gain.ok.val();
+            }
+            20 => {
+                self.in_range.d.next = self.r_k.ok.val();
+            }
+            21 => {
+                self.in_range.d.next = self.r_step.ok.val();
+            }
+            22 => {
+                self.in_range.d.next = self.r_min_qlen_step.ok.val();
+            }
+            23 => {
+                self.in_range.d.next = self.r_ecn_mask.ok.val();
+            }
+            24 => {
+                self.in_range.d.next = self.r_flag.ok.val();
+            }
+            25 => {
+                self.in_range.d.next = self.r_limit.ok.val();
+            }
+            26 => {
+                self.in_range.d.next = self.r_mtu.ok.val();
+            }
+            27 => {
+                self.in_range.d.next = self.r_c_prot.ok.val();
+            }
+            28 => {
+                self.in_range.d.next = self.r_byte_time.ok.val();
+            }
+            _ => {}
+        }
         self.param_start.next = false;
         self.prob_we.next = false;
         self.seed_we.next = false;
         self.ok.next = false;
         self.param.next = false;
         if self.front.w_we.val() {
+            // The parameters, 16..=28: their range check from the staging cycle (false elsewhere).
+            self.param.next = self.in_range.q.val();
             match self.front.w_addr.val().index() {
-                16 => {
-                    // TARGET_US
-                    self.param.next = (self.front.w_data.val() >= self.target_lo.val())
-                        & (self.front.w_data.val() <= self.target_hi.val());
-                }
-                17 => {
-                    // TUPDATE_US
-                    self.param.next = (self.front.w_data.val() >= self.tupdate_lo.val())
-                        & (self.front.w_data.val() <= self.tupdate_hi.val());
-                }
-                18 => {
-                    // ALPHA
-                    self.param.next = (self.front.w_data.val() >= self.gain_lo.val())
-                        & (self.front.w_data.val() <= self.gain_hi.val());
-                }
-                19 => {
-                    // BETA
-                    self.param.next = (self.front.w_data.val() >= self.gain_lo.val())
-                        & (self.front.w_data.val() <= self.gain_hi.val());
-                }
-                20 => {
-                    // K
-                    self.param.next = (self.front.w_data.val() >= self.k_lo.val())
-                        & (self.front.w_data.val() <= self.k_hi.val());
-                }
-                21 => {
-                    // STEP_US
-                    self.param.next = self.front.w_data.val() <= self.step_hi.val();
-                }
-                22 => {
-                    // MIN_QLEN_STEP: any 32-bit value (asserted below).
-                    self.param.next = true;
-                }
-                23 => {
-                    // ECN_MASK
-                    self.param.next = (self.front.w_data.val() >= self.ecn_mask_lo.val())
-                        & (self.front.w_data.val() <= self.ecn_mask_hi.val());
-                }
-                24 => {
-                    // DROP_OVERLOAD
-                    self.param.next = self.front.w_data.val() <= self.flag_hi.val();
-                }
-                25 => {
-                    // LIMIT
-                    self.param.next = (self.front.w_data.val() >= self.limit_lo.val())
-                        & (self.front.w_data.val() <= self.limit_hi.val());
-                }
-                26 => {
-                    // MTU
-                    self.param.next = (self.front.w_data.val() >= self.mtu_lo.val())
-                        & (self.front.w_data.val() <= self.mtu_hi.val());
-                }
-                27 => {
-                    // C_PROTECTION
-                    self.param.next = self.front.w_data.val() <= self.c_prot_hi.val();
-                }
-                28 => {
-                    // LINK_BYTE_TIME
-                    self.param.next = self.front.w_data.val() <= self.byte_time_hi.val();
-                }
                 29 => {
                     // SEED_LO
                     self.ok.next = true;
@@ -247,161 +232,173 @@ impl Logic for DualPi2Regs {
         self.age.next = self.now40.val() - self.head_ts.val();
         self.rd.next = 0.into();
         self.mapped.next = true;
-        if self.bus.re.val() {
-            match self.bus.addr.val().index() {
-                16 => {
-                    self.rd.next = bit_cast::<32, 20>(self.target_us.val());
-                }
-                17 => {
-                    self.rd.next = bit_cast::<32, 20>(self.tupdate_us.val());
-                }
-                18 => {
-                    self.rd.next = bit_cast::<32, 20>(self.alpha.val());
-                }
-                19 => {
-                    self.rd.next = bit_cast::<32, 20>(self.beta.val());
-                }
-                20 => {
-                    self.rd.next = bit_cast::<32, 8>(self.k.val());
-                }
-                21 => {
-                    self.rd.next = bit_cast::<32, 20>(self.step_us.val());
-                }
-                22 => {
-                    self.rd.next = self.min_qlen_step.val();
-                }
-                23 => {
-                    self.rd.next = bit_cast::<32, 2>(self.ecn_mask.val());
-                }
-                24 => {
-                    self.rd.next = bit_cast::<32, 1>(self.drop_overload.val().into());
-                }
-                25 => {
-                    self.rd.next = bit_cast::<32, 11>(self.limit.val());
-                }
-                26 => {
-                    self.rd.next = bit_cast::<32, 11>(self.mtu.val());
-                }
-                27 => {
-                    self.rd.next = bit_cast::<32, 7>(self.wc.val());
-                }
-                28 => {
-                    self.rd.next = bit_cast::<32, 24>(self.link_bt.val());
-                }
-                29 => {
-                    self.rd.next = self.prng_state.val().get_bits::<32>(0);
-                    self.shadow.d.next = self.prng_state.val().get_bits::<32>(32);
-                }
-                30 => {
-                    self.rd.next = self.shadow.q.val();
-                }
-                31 => {
-                    self.rd.next = self.prob.val();
-                }
-                32 => {
-                    self.rd.next = self.pkts_in_l.val();
-                }
-                33 => {
-                    self.rd.next = self.pkts_in_c.val();
-                }
-                34 => {
-                    self.rd.next = self.sent_pkts_l.val();
-                }
-                35 => {
-                    self.rd.next = self.sent_pkts_c.val();
-                }
-                36 => {
-                    self.rd.next = self.sent_bytes_l.val().get_bits::<32>(0);
-                    self.shadow.d.next =
-                        bit_cast::<32, 8>(self.sent_bytes_l.val().get_bits::<8>(32));
-                }
-                37 => {
-                    self.rd.next = self.shadow.q.val();
-                }
-                38 => {
-                    self.rd.next = self.sent_bytes_c.val().get_bits::<32>(0);
-                    self.shadow.d.next =
-                        bit_cast::<32, 8>(self.sent_bytes_c.val().get_bits::<8>(32));
-                }
-                39 => {
-                    self.rd.next = self.shadow.q.val();
-                }
-                40 => {
-                    self.rd.next = self.dropped_enq_l.val();
-                }
-                41 => {
-                    self.rd.next = self.dropped_enq_c.val();
-                }
-                42 => {
-                    self.rd.next = self.dropped_aqm_l.val();
-                }
-                43 => {
-                    self.rd.next = self.dropped_aqm_c.val();
-                }
-                44 => {
-                    self.rd.next = self.marked_l.val();
-                }
-                45 => {
-                    self.rd.next = self.marked_c.val();
-                }
-                46 => {
-                    self.rd.next = self.step_marks.val();
-                }
-                47 => {
-                    self.rd.next = self.overloads.val();
-                }
-                48 => {
-                    self.rd.next = bit_cast::<32, 22>(self.bytes_l.val());
-                }
-                49 => {
-                    self.rd.next = bit_cast::<32, 22>(self.bytes_c.val());
-                }
-                50 => {
-                    self.rd.next = bit_cast::<32, 10>(self.cnt_l.val());
-                }
-                51 => {
-                    self.rd.next = bit_cast::<32, 10>(self.cnt_c.val());
-                }
-                52 => {
-                    self.rd.next = bit_cast::<32, 11>(self.maxq.val());
-                }
-                53 => {
-                    // DELAY_L
-                    if self.head_v.val() {
-                        self.rd.next = self.age.val().get_bits::<32>(0);
-                        if self.age.val().get_bits::<8>(32).any() {
-                            self.rd.next = self.ones.val();
-                        }
-                    }
-                }
-                54 => {
-                    // DELAY_C
-                    if self.head_v.val() {
-                        self.rd.next = self.age.val().get_bits::<32>(0);
-                        if self.age.val().get_bits::<8>(32).any() {
-                            self.rd.next = self.ones.val();
-                        }
-                    }
-                }
-                55 => {
-                    self.rd.next = self.last_qdelay.val().get_bits::<32>(0);
-                    if self.last_qdelay.val().get_bits::<8>(32).any() {
+        // The read mux (the front takes it only in a `re` cycle).
+        match self.bus.addr.val().index() {
+            16 => {
+                self.rd.next = bit_cast::<32, 20>(self.target_us.val());
+            }
+            17 => {
+                self.rd.next = bit_cast::<32, 20>(self.tupdate_us.val());
+            }
+            18 => {
+                self.rd.next = bit_cast::<32, 20>(self.alpha.val());
+            }
+            19 => {
+                self.rd.next = bit_cast::<32, 20>(self.beta.val());
+            }
+            20 => {
+                self.rd.next = bit_cast::<32, 8>(self.k.val());
+            }
+            21 => {
+                self.rd.next = bit_cast::<32, 20>(self.step_us.val());
+            }
+            22 => {
+                self.rd.next = self.min_qlen_step.val();
+            }
+            23 => {
+                self.rd.next = bit_cast::<32, 2>(self.ecn_mask.val());
+            }
+            24 => {
+                self.rd.next = bit_cast::<32, 1>(self.drop_overload.val().into());
+            }
+            25 => {
+                self.rd.next = bit_cast::<32, 11>(self.limit.val());
+            }
+            26 => {
+                self.rd.next = bit_cast::<32, 11>(self.mtu.val());
+            }
+            27 => {
+                self.rd.next = bit_cast::<32, 7>(self.wc.val());
+            }
+            28 => {
+                self.rd.next = bit_cast::<32, 24>(self.link_bt.val());
+            }
+            29 => {
+                self.rd.next = self.prng_state.val().get_bits::<32>(0);
+            }
+            30 => {
+                self.rd.next = self.shadow.q.val();
+            }
+            31 => {
+                self.rd.next = self.prob.val();
+            }
+            32 => {
+                self.rd.next = self.pkts_in_l.val();
+            }
+            33 => {
+                self.rd.next = self.pkts_in_c.val();
+            }
+            34 => {
+                self.rd.next = self.sent_pkts_l.val();
+            }
+            35 => {
+                self.rd.next = self.sent_pkts_c.val();
+            }
+            36 => {
+                self.rd.next = self.sent_bytes_l.val().get_bits::<32>(0);
+            }
+            37 => {
+                self.rd.next = self.shadow.q.val();
+            }
+            38 => {
+                self.rd.next = self.sent_bytes_c.val().get_bits::<32>(0);
+            }
+            39 => {
+                self.rd.next = self.shadow.q.val();
+            }
+            40 => {
+                self.rd.next = self.dropped_enq_l.val();
+            }
+            41 => {
+                self.rd.next = self.dropped_enq_c.val();
+            }
+            42 => {
+                self.rd.next = self.dropped_aqm_l.val();
+            }
+            43 => {
+                self.rd.next = self.dropped_aqm_c.val();
+            }
+            44 => {
+                self.rd.next = self.marked_l.val();
+            }
+            45 => {
+                self.rd.next = self.marked_c.val();
+            }
+            46 => {
+                self.rd.next = self.step_marks.val();
+            }
+            47 => {
+                self.rd.next = self.overloads.val();
+            }
+            48 => {
+                self.rd.next = bit_cast::<32, 22>(self.bytes_l.val());
+            }
+            49 => {
+                self.rd.next = bit_cast::<32, 22>(self.bytes_c.val());
+            }
+            50 => {
+                self.rd.next = bit_cast::<32, 10>(self.cnt_l.val());
+            }
+            51 => {
+                self.rd.next = bit_cast::<32, 10>(self.cnt_c.val());
+            }
+            52 => {
+                self.rd.next = bit_cast::<32, 11>(self.maxq.val());
+            }
+            53 => {
+                // DELAY_L
+                if self.head_v.val() {
+                    self.rd.next = self.age.val().get_bits::<32>(0);
+                    if self.age.val().get_bits::<8>(32).any() {
                         self.rd.next = self.ones.val();
                     }
                 }
-                56 => {
-                    // Sign-extended.
-                    self.rd.next = bit_cast::<32, 24>(self.credit.val());
-                    if self.credit.val().get_bit(23) {
-                        self.rd.next = bit_cast::<32, 24>(self.credit.val()) | self.sext.val();
+            }
+            54 => {
+                // DELAY_C
+                if self.head_v.val() {
+                    self.rd.next = self.age.val().get_bits::<32>(0);
+                    if self.age.val().get_bits::<8>(32).any() {
+                        self.rd.next = self.ones.val();
                     }
                 }
-                57 => {
-                    self.rd.next = self.updates.val();
+            }
+            55 => {
+                self.rd.next = self.last_qdelay.val().get_bits::<32>(0);
+                if self.last_qdelay.val().get_bits::<8>(32).any() {
+                    self.rd.next = self.ones.val();
                 }
-                _ => {
-                    self.mapped.next = false;
+            }
+            56 => {
+                // Sign-extended.
+                self.rd.next = bit_cast::<32, 24>(self.credit.val());
+                if self.credit.val().get_bit(23) {
+                    self.rd.next = bit_cast::<32, 24>(self.credit.val()) | self.sext.val();
                 }
+            }
+            57 => {
+                self.rd.next = self.updates.val();
+            }
+            _ => {
+                self.mapped.next = false;
+            }
+        }
+
+        // The high halves of the 64-bit reads, latched by a read of the low half.
+        if self.bus.re.val() {
+            match self.bus.addr.val().index() {
+                29 => {
+                    self.shadow.d.next = self.prng_state.val().get_bits::<32>(32);
+                }
+                36 => {
+                    self.shadow.d.next =
+                        bit_cast::<32, 8>(self.sent_bytes_l.val().get_bits::<8>(32));
+                }
+                38 => {
+                    self.shadow.d.next =
+                        bit_cast::<32, 8>(self.sent_bytes_c.val().get_bits::<8>(32));
+                }
+                _ => {}
             }
         }
 
@@ -415,6 +412,7 @@ impl Logic for DualPi2Regs {
         if self.rst.val() {
             self.seed_stage.d.next = 0.into();
             self.shadow.d.next = 0.into();
+            self.in_range.d.next = false;
             self.param_start.next = false;
             self.prob_we.next = false;
             self.seed_we.next = false;

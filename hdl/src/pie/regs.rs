@@ -11,7 +11,7 @@
 //! strobes in that cycle, and a rejected write pulses `reg_err` the cycle after and changes nothing.
 
 use crate::konst::K;
-use crate::regfront::{RegBus, RegFront};
+use crate::regfront::{InRange, RegBus, RegFront};
 use aqm_golden::hw::link::BYTE_TIME_RANGE;
 use aqm_golden::hw::FLAG_RANGE;
 use aqm_golden::pie::consts::ns_to_ticks;
@@ -64,58 +64,69 @@ pub struct PieRegs<const BM: u64> {
     pub soft_reset: Signal<Out, Bit>,
 
     front: RegFront<{ PIE_ID as u64 }, { CAPACITY as u64 }>,
-    w_part: DFF<Bits<32>>,
-    target_us_r: DFF<Bits<32>>,
+    w_part: DFF<Bits<30>>,
+    target_us_r: DFF<Bits<20>>,
     target_ticks_r: DFF<Bits<24>>,
-    tupdate_us_r: DFF<Bits<32>>,
-    tupdate_ns_r: DFF<Bits<32>>,
+    tupdate_us_r: DFF<Bits<20>>,
+    tupdate_ns_r: DFF<Bits<30>>,
     alpha_r: DFF<Bits<6>>,
     beta_r: DFF<Bits<6>>,
     limit_r: DFF<Bits<11>>,
     ecn_r: DFF<Bit>,
     bytemode_r: DFF<Bit>,
-    mtu_r: DFF<Bits<16>>,
-    burst_us_r: DFF<Bits<32>>,
-    burst_ticks_r: DFF<Bits<32>>,
+    mtu_r: DFF<Bits<11>>,
+    burst_us_r: DFF<Bits<20>>,
+    burst_ticks_r: DFF<Bits<24>>,
     link_bt_r: DFF<Bits<24>>,
     seed_stage: DFF<Bits<32>>,
     prob_stage: DFF<Bits<32>>,
     shadow: DFF<Bits<32>>,
+    /// The range check of the write being staged, for the register at its address.
+    in_range: DFF<Bit>,
     ok: Signal<Local, Bit>,
     rd: Signal<Local, Bits<32>>,
     mapped: Signal<Local, Bit>,
-    us1000: Signal<Local, Bits<32>>,
+    wd30: Signal<Local, Bits<30>>,
+    us1000: Signal<Local, Bits<30>>,
     wide: Signal<Local, Bits<64>>,
     seed_wide: Signal<Local, Bits<64>>,
-    d_target_us: K<32, { D.target_us as u64 }>,
+    d_target_us: K<20, { D.target_us as u64 }>,
     d_target_ticks: K<24, { ns_to_ticks(D.target_us as u64 * 1000) }>,
-    d_tupdate_us: K<32, { D.tupdate_us as u64 }>,
-    d_tupdate_ns: K<32, { D.tupdate_us as u64 * 1000 }>,
+    d_tupdate_us: K<20, { D.tupdate_us as u64 }>,
+    d_tupdate_ns: K<30, { D.tupdate_us as u64 * 1000 }>,
     d_alpha: K<6, { D.alpha as u64 }>,
     d_beta: K<6, { D.beta as u64 }>,
     d_limit: K<11, { D.limit as u64 }>,
-    d_mtu: K<16, { D.mtu as u64 }>,
-    d_burst_us: K<32, { D.max_burst_us as u64 }>,
-    d_burst_ticks: K<32, { ns_to_ticks(D.max_burst_us as u64 * 1000) }>,
-    bytemode_max: K<32, BM>,
-    // The accepted ranges, from the golden map's constants (a range starting at 0 has no lower check:
-    // the asserts below keep it so).
-    target_lo: K<32, { range::TARGET_US.0 as u64 }>,
-    target_hi: K<32, { range::TARGET_US.1 as u64 }>,
-    tupdate_lo: K<32, { range::TUPDATE_US.0 as u64 }>,
-    tupdate_hi: K<32, { range::TUPDATE_US.1 as u64 }>,
-    gain_hi: K<32, { range::GAIN.1 as u64 }>,
-    limit_lo: K<32, { range::LIMIT.0 as u64 }>,
-    limit_hi: K<32, { range::LIMIT.1 as u64 }>,
-    flag_hi: K<32, { FLAG_RANGE.1 as u64 }>,
-    mtu_lo: K<32, { range::MTU.0 as u64 }>,
-    mtu_hi: K<32, { range::MTU.1 as u64 }>,
-    burst_hi: K<32, { range::MAX_BURST_US.1 as u64 }>,
-    byte_time_hi: K<32, { BYTE_TIME_RANGE.1 as u64 }>,
+    d_mtu: K<11, { D.mtu as u64 }>,
+    d_burst_us: K<20, { D.max_burst_us as u64 }>,
+    d_burst_ticks: K<24, { ns_to_ticks(D.max_burst_us as u64 * 1000) }>,
+    // The accepted ranges, from the golden map's constants, checked on the data being staged (so the
+    // judgement in the next cycle reads one flip-flop).
+    r_target: InRange<{ range::TARGET_US.0 as u64 }, { range::TARGET_US.1 as u64 }>,
+    r_tupdate: InRange<{ range::TUPDATE_US.0 as u64 }, { range::TUPDATE_US.1 as u64 }>,
+    r_gain: InRange<{ range::GAIN.0 as u64 }, { range::GAIN.1 as u64 }>,
+    r_limit: InRange<{ range::LIMIT.0 as u64 }, { range::LIMIT.1 as u64 }>,
+    r_flag: InRange<{ FLAG_RANGE.0 as u64 }, { FLAG_RANGE.1 as u64 }>,
+    r_bytemode: InRange<0, BM>,
+    r_mtu: InRange<{ range::MTU.0 as u64 }, { range::MTU.1 as u64 }>,
+    r_burst: InRange<{ range::MAX_BURST_US.0 as u64 }, { range::MAX_BURST_US.1 as u64 }>,
+    r_byte_time: InRange<{ BYTE_TIME_RANGE.0 as u64 }, { BYTE_TIME_RANGE.1 as u64 }>,
 }
 
+// Each register is as wide as its range's maximum (20 bits of us, 30 of ns, 24 of ticks, 11 of bytes,
+// 6 of gain, 11 of packets, 24 of the byte time): a wider range fails to compile here.
 const _: () = assert!(
-    range::GAIN.0 == 0 && FLAG_RANGE.0 == 0 && range::MAX_BURST_US.0 == 0 && BYTE_TIME_RANGE.0 == 0
+    (range::TARGET_US.1 as u64) < 1 << 20
+        && (range::TUPDATE_US.1 as u64) < 1 << 20
+        && (range::MAX_BURST_US.1 as u64) < 1 << 20
+        && (range::TUPDATE_US.1 as u64) * 1000 < 1 << 30
+        && (range::TARGET_US.1 as u64) * 1000 / 64 < 1 << 24
+        && (range::MAX_BURST_US.1 as u64) * 1000 / 64 < 1 << 24
+        && (range::GAIN.1 as u64) < 1 << 6
+        && (range::LIMIT.1 as u64) < 1 << 11
+        && (range::MTU.1 as u64) < 1 << 11
+        && (BYTE_TIME_RANGE.1 as u64) < 1 << 24
+        && FLAG_RANGE.1 == 1
 );
 
 impl<const BM: u64> Logic for PieRegs<BM> {
@@ -140,7 +151,8 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             link_bt_r,
             seed_stage,
             prob_stage,
-            shadow
+            shadow,
+            in_range
         );
         self.front.clock.next = self.clock.val();
         self.front.rst.next = self.rst.val();
@@ -149,9 +161,55 @@ impl<const BM: u64> Logic for PieRegs<BM> {
         self.clear_counters.next = self.front.clear_counters.val();
         self.soft_reset.next = self.front.soft_reset.val();
         // Take the write; us -> ns without a multiplier: x * 1000 = (x * 1024 - x * 16) - x * 8, the first
-        // subtraction now and the second when the write is applied (x <= 10^6 fits in 32 bits).
-        self.w_part.d.next = (self.bus.wdata.val() << 10) - (self.bus.wdata.val() << 4);
-        self.us1000.next = self.w_part.q.val() - (self.front.w_data.val() << 3);
+        // subtraction now and the second when the write is applied (x <= 10^6: x * 1000 fits in 30 bits,
+        // so the low 30 bits of the products are enough).
+        self.wd30.next = self.bus.wdata.val().get_bits::<30>(0);
+        self.w_part.d.next = (self.wd30.val() << 10) - (self.wd30.val() << 4);
+        self.us1000.next = self.w_part.q.val() - (self.front.w_data.val().get_bits::<30>(0) << 3);
+        // The range check of the write being taken, judged in the next cycle.
+        self.r_target.x.next = self.bus.wdata.val();
+        self.r_tupdate.x.next = self.bus.wdata.val();
+        self.r_gain.x.next = self.bus.wdata.val();
+        self.r_limit.x.next = self.bus.wdata.val();
+        self.r_flag.x.next = self.bus.wdata.val();
+        self.r_bytemode.x.next = self.bus.wdata.val();
+        self.r_mtu.x.next = self.bus.wdata.val();
+        self.r_burst.x.next = self.bus.wdata.val();
+        self.r_byte_time.x.next = self.bus.wdata.val();
+        self.in_range.d.next = false;
+        match self.bus.addr.val().index() {
+            16 => {
+                self.in_range.d.next = self.r_target.ok.val();
+            }
+            17 => {
+                self.in_range.d.next = self.r_tupdate.ok.val();
+            }
+            18 => {
+                self.in_range.d.next = self.r_gain.ok.val();
+            }
+            19 => {
+                self.in_range.d.next = self.r_gain.ok.val();
+            }
+            20 => {
+                self.in_range.d.next = self.r_limit.ok.val();
+            }
+            21 => {
+                self.in_range.d.next = self.r_flag.ok.val();
+            }
+            22 => {
+                self.in_range.d.next = self.r_bytemode.ok.val();
+            }
+            23 => {
+                self.in_range.d.next = self.r_mtu.ok.val();
+            }
+            24 => {
+                self.in_range.d.next = self.r_burst.ok.val();
+            }
+            25 => {
+                self.in_range.d.next = self.r_byte_time.ok.val();
+            }
+            _ => {}
+        }
         self.wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
             | bit_cast::<64, 32>(self.prob_stage.q.val());
         self.seed_wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
@@ -166,78 +224,74 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             match self.front.w_addr.val().index() {
                 16 => {
                     // TARGET_US
-                    self.ok.next = (self.front.w_data.val() >= self.target_lo.val())
-                        & (self.front.w_data.val() <= self.target_hi.val());
+                    self.ok.next = self.in_range.q.val();
                     if self.ok.val() {
-                        self.target_us_r.d.next = self.front.w_data.val();
-                        self.target_ticks_r.d.next = bit_cast::<24, 32>(self.us1000.val() >> 6);
+                        self.target_us_r.d.next = self.front.w_data.val().get_bits::<20>(0);
+                        self.target_ticks_r.d.next = bit_cast::<24, 30>(self.us1000.val() >> 6);
                     }
                 }
                 17 => {
                     // TUPDATE_US
-                    self.ok.next = (self.front.w_data.val() >= self.tupdate_lo.val())
-                        & (self.front.w_data.val() <= self.tupdate_hi.val());
+                    self.ok.next = self.in_range.q.val();
                     if self.ok.val() {
-                        self.tupdate_us_r.d.next = self.front.w_data.val();
+                        self.tupdate_us_r.d.next = self.front.w_data.val().get_bits::<20>(0);
                         self.tupdate_ns_r.d.next = self.us1000.val();
                     }
                 }
                 18 => {
                     // ALPHA
-                    self.ok.next = self.front.w_data.val() <= self.gain_hi.val();
+                    self.ok.next = self.in_range.q.val();
                     if self.ok.val() {
                         self.alpha_r.d.next = self.front.w_data.val().get_bits::<6>(0);
                     }
                 }
                 19 => {
                     // BETA
-                    self.ok.next = self.front.w_data.val() <= self.gain_hi.val();
+                    self.ok.next = self.in_range.q.val();
                     if self.ok.val() {
                         self.beta_r.d.next = self.front.w_data.val().get_bits::<6>(0);
                     }
                 }
                 20 => {
                     // LIMIT
-                    self.ok.next = (self.front.w_data.val() >= self.limit_lo.val())
-                        & (self.front.w_data.val() <= self.limit_hi.val());
+                    self.ok.next = self.in_range.q.val();
                     if self.ok.val() {
                         self.limit_r.d.next = self.front.w_data.val().get_bits::<11>(0);
                     }
                 }
                 21 => {
                     // ECN
-                    self.ok.next = self.front.w_data.val() <= self.flag_hi.val();
+                    self.ok.next = self.in_range.q.val();
                     if self.ok.val() {
                         self.ecn_r.d.next = self.front.w_data.val().get_bit(0);
                     }
                 }
                 22 => {
                     // BYTEMODE
-                    self.ok.next = self.front.w_data.val() <= self.bytemode_max.val();
+                    self.ok.next = self.in_range.q.val();
                     if self.ok.val() {
                         self.bytemode_r.d.next = self.front.w_data.val().get_bit(0);
                     }
                 }
                 23 => {
                     // MTU
-                    self.ok.next = (self.front.w_data.val() >= self.mtu_lo.val())
-                        & (self.front.w_data.val() <= self.mtu_hi.val());
+                    self.ok.next = self.in_range.q.val();
                     if self.ok.val() {
-                        self.mtu_r.d.next = self.front.w_data.val().get_bits::<16>(0);
+                        self.mtu_r.d.next = self.front.w_data.val().get_bits::<11>(0);
                         self.mtu_we.next = true;
                     }
                 }
                 24 => {
                     // MAX_BURST_US
-                    self.ok.next = self.front.w_data.val() <= self.burst_hi.val();
+                    self.ok.next = self.in_range.q.val();
                     if self.ok.val() {
-                        self.burst_us_r.d.next = self.front.w_data.val();
-                        self.burst_ticks_r.d.next = self.us1000.val() >> 6;
+                        self.burst_us_r.d.next = self.front.w_data.val().get_bits::<20>(0);
+                        self.burst_ticks_r.d.next = bit_cast::<24, 30>(self.us1000.val() >> 6);
                     }
                 }
                 25 => {
                     // LINK_BYTE_TIME
-                    self.ok.next = self.front.w_data.val() <= self.byte_time_hi.val();
+                    self.ok.next = self.in_range.q.val();
                     if self.ok.val() {
                         self.link_bt_r.d.next = self.front.w_data.val().get_bits::<24>(0);
                     }
@@ -272,102 +326,116 @@ impl<const BM: u64> Logic for PieRegs<BM> {
 
         self.rd.next = 0.into();
         self.mapped.next = true;
+        // The read mux (the front takes it only in a `re` cycle).
+        match self.bus.addr.val().index() {
+            16 => {
+                self.rd.next = bit_cast::<32, 20>(self.target_us_r.q.val());
+            }
+            17 => {
+                self.rd.next = bit_cast::<32, 20>(self.tupdate_us_r.q.val());
+            }
+            18 => {
+                self.rd.next = bit_cast::<32, 6>(self.alpha_r.q.val());
+            }
+            19 => {
+                self.rd.next = bit_cast::<32, 6>(self.beta_r.q.val());
+            }
+            20 => {
+                self.rd.next = bit_cast::<32, 11>(self.limit_r.q.val());
+            }
+            21 => {
+                self.rd.next = bit_cast::<32, 1>(self.ecn_r.q.val().into());
+            }
+            22 => {
+                self.rd.next = bit_cast::<32, 1>(self.bytemode_r.q.val().into());
+            }
+            23 => {
+                self.rd.next = bit_cast::<32, 11>(self.mtu_r.q.val());
+            }
+            24 => {
+                self.rd.next = bit_cast::<32, 20>(self.burst_us_r.q.val());
+            }
+            25 => {
+                self.rd.next = bit_cast::<32, 24>(self.link_bt_r.q.val());
+            }
+            26 => {
+                self.rd.next = self.prng_state.val().get_bits::<32>(0);
+            }
+            27 => {
+                self.rd.next = self.shadow.q.val();
+            }
+            28 => {
+                self.rd.next = self.prob.val().get_bits::<32>(0);
+            }
+            29 => {
+                self.rd.next = self.shadow.q.val();
+            }
+            32 => {
+                self.rd.next = self.pkts_in.val();
+            }
+            33 => {
+                self.rd.next = self.sent_pkts.val();
+            }
+            34 => {
+                self.rd.next = self.sent_bytes.val().get_bits::<32>(0);
+            }
+            35 => {
+                self.rd.next = self.shadow.q.val();
+            }
+            36 => {
+                self.rd.next = self.dropped.val();
+            }
+            37 => {
+                self.rd.next = self.overlimit.val();
+            }
+            38 => {
+                self.rd.next = self.marked.val();
+            }
+            39 => {
+                self.rd.next = self.backlog_bytes.val();
+            }
+            40 => {
+                self.rd.next = bit_cast::<32, 11>(self.backlog_pkts.val());
+            }
+            41 => {
+                self.rd.next = bit_cast::<32, 11>(self.maxq.val());
+            }
+            42 => {
+                self.rd.next = self.qdelay.val().get_bits::<32>(0);
+                if self.qdelay.val().get_bits::<2>(32).any() {
+                    self.rd.next = 0xFFFF_FFFF_u64.into();
+                }
+            }
+            43 => {
+                self.rd.next = self.acc.val().get_bits::<32>(0);
+            }
+            44 => {
+                self.rd.next = self.shadow.q.val();
+            }
+            45 => {
+                self.rd.next = self.burst.val();
+            }
+            _ => {
+                self.mapped.next = false;
+            }
+        }
+
+        // The high halves of the 64-bit reads, latched by a read of the low half.
         if self.bus.re.val() {
             match self.bus.addr.val().index() {
-                16 => {
-                    self.rd.next = self.target_us_r.q.val();
-                }
-                17 => {
-                    self.rd.next = self.tupdate_us_r.q.val();
-                }
-                18 => {
-                    self.rd.next = bit_cast::<32, 6>(self.alpha_r.q.val());
-                }
-                19 => {
-                    self.rd.next = bit_cast::<32, 6>(self.beta_r.q.val());
-                }
-                20 => {
-                    self.rd.next = bit_cast::<32, 11>(self.limit_r.q.val());
-                }
-                21 => {
-                    self.rd.next = bit_cast::<32, 1>(self.ecn_r.q.val().into());
-                }
-                22 => {
-                    self.rd.next = bit_cast::<32, 1>(self.bytemode_r.q.val().into());
-                }
-                23 => {
-                    self.rd.next = bit_cast::<32, 16>(self.mtu_r.q.val());
-                }
-                24 => {
-                    self.rd.next = self.burst_us_r.q.val();
-                }
-                25 => {
-                    self.rd.next = bit_cast::<32, 24>(self.link_bt_r.q.val());
-                }
                 26 => {
-                    self.rd.next = self.prng_state.val().get_bits::<32>(0);
                     self.shadow.d.next = self.prng_state.val().get_bits::<32>(32);
                 }
-                27 => {
-                    self.rd.next = self.shadow.q.val();
-                }
                 28 => {
-                    self.rd.next = self.prob.val().get_bits::<32>(0);
                     self.shadow.d.next = bit_cast::<32, 24>(self.prob.val().get_bits::<24>(32));
                 }
-                29 => {
-                    self.rd.next = self.shadow.q.val();
-                }
-                32 => {
-                    self.rd.next = self.pkts_in.val();
-                }
-                33 => {
-                    self.rd.next = self.sent_pkts.val();
-                }
                 34 => {
-                    self.rd.next = self.sent_bytes.val().get_bits::<32>(0);
                     self.shadow.d.next = bit_cast::<32, 8>(self.sent_bytes.val().get_bits::<8>(32));
                 }
-                35 => {
-                    self.rd.next = self.shadow.q.val();
-                }
-                36 => {
-                    self.rd.next = self.dropped.val();
-                }
-                37 => {
-                    self.rd.next = self.overlimit.val();
-                }
-                38 => {
-                    self.rd.next = self.marked.val();
-                }
-                39 => {
-                    self.rd.next = self.backlog_bytes.val();
-                }
-                40 => {
-                    self.rd.next = bit_cast::<32, 11>(self.backlog_pkts.val());
-                }
-                41 => {
-                    self.rd.next = bit_cast::<32, 11>(self.maxq.val());
-                }
-                42 => {
-                    self.rd.next = self.qdelay.val().get_bits::<32>(0);
-                    if self.qdelay.val().get_bits::<2>(32).any() {
-                        self.rd.next = 0xFFFF_FFFF_u64.into();
-                    }
-                }
                 43 => {
-                    self.rd.next = self.acc.val().get_bits::<32>(0);
                     self.shadow.d.next = bit_cast::<32, 28>(self.acc.val().get_bits::<28>(32));
                 }
-                44 => {
-                    self.rd.next = self.shadow.q.val();
-                }
-                45 => {
-                    self.rd.next = self.burst.val();
-                }
-                _ => {
-                    self.mapped.next = false;
-                }
+                _ => {}
             }
         }
 
@@ -378,14 +446,14 @@ impl<const BM: u64> Logic for PieRegs<BM> {
 
         self.target_ticks.next = self.target_ticks_r.q.val();
         self.target_half.next = self.target_ticks_r.q.val() >> 1;
-        self.tupdate_ns.next = self.tupdate_ns_r.q.val();
+        self.tupdate_ns.next = bit_cast::<32, 30>(self.tupdate_ns_r.q.val());
         self.alpha.next = self.alpha_r.q.val();
         self.beta.next = self.beta_r.q.val();
         self.limit.next = self.limit_r.q.val();
         self.ecn.next = self.ecn_r.q.val();
         self.bytemode.next = self.bytemode_r.q.val();
-        self.mtu.next = self.mtu_r.q.val();
-        self.max_burst.next = self.burst_ticks_r.q.val();
+        self.mtu.next = bit_cast::<16, 11>(self.mtu_r.q.val());
+        self.max_burst.next = bit_cast::<32, 24>(self.burst_ticks_r.q.val());
         self.link_bt.next = self.link_bt_r.q.val();
 
         if self.rst.val() {
@@ -405,6 +473,7 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             self.seed_stage.d.next = 0.into();
             self.prob_stage.d.next = 0.into();
             self.shadow.d.next = 0.into();
+            self.in_range.d.next = false;
             self.prob_we.next = false;
             self.seed_we.next = false;
             self.mtu_we.next = false;
