@@ -1,6 +1,7 @@
 //! The line card's bitstream builds and meets timing at the core clock: PIE for both board revisions,
-//! DualPI2 for revision 1 (the revisions differ only in the pin constraints, and the DualPI2 card, at
-//! 98 % of the logic cells, takes nextpnr several minutes to place); and the PIE core alone on the ECP5.
+//! DualPI2 for revision 1 (the revisions differ only in the pin constraints; each card takes nextpnr about
+//! seven minutes on a loaded 2-core machine, the PIE card at 94 % of the logic cells, DualPI2 at 84 %);
+//! and the PIE core alone on the ECP5.
 
 use aqm_bsp::flow::{build, build_ecp5};
 use aqm_bsp::top::BoardRev;
@@ -28,6 +29,13 @@ fn dualpi2_line_card_bitstream_builds_and_meets_timing() {
     let bin = std::fs::metadata(r.dir.join("top.bin")).expect("top.bin");
     assert!(bin.len() > 100_000, "{} bytes", bin.len());
     assert!(r.lcs <= r.lcs_total && r.brams <= 32);
+    // Room to spare (issue 11's goal for every card; the PIE card is not there yet).
+    assert!(
+        r.lcs * 100 <= r.lcs_total * 85,
+        "{} of {} logic cells: above 85 %",
+        r.lcs,
+        r.lcs_total
+    );
     assert!(r.clocks.iter().all(|c| c.pass));
     // The whole DualPI2 core is on the board: its block RAMs and at least its own logic.
     assert!(r.board_synth.brams >= r.core_synth.brams && r.board_synth.luts >= r.core_synth.luts);

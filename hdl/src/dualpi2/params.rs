@@ -18,8 +18,8 @@
 //! The multiplier is serial-parallel, least significant bit of the multiplier first: a 12-bit signed
 //! multiplicand `a` is added into the top of the product register `p`, which shifts right one bit per
 //! step (a 13-bit adder). The divider is restoring, one quotient bit per step, with the dividend's low
-//! bits and the quotient sharing the register `q` (it shifts left) and the divisor kept inverted in
-//! `dvn`, so that each step is one 23-bit addition `{r, q[31]} + dvn + 1` and a multiplexer.
+//! bits and the quotient sharing the register `quo` (it shifts left) and the divisor kept inverted in
+//! `dvn`, so that each step is one 23-bit addition `{r, quo[31]} + dvn + 1` and a multiplexer.
 //!
 //! The gains are divided by 5^9 instead of 10^9 (10^9 = 2^9 x 5^9, and floor(floor(x / a) / b) =
 //! floor(x / ab)): with h = g - 1, floor(g (2^32 - 1) / 4) >> 9 = h 2^21 + 2^21 - 1 - (h >> 11) for
@@ -103,7 +103,7 @@ pub struct DualPi2Params {
     mcnt: DFF<Bits<5>>,
     // The divider: remainder, dividend bits and quotient, inverted divisor.
     r: DFF<Bits<22>>,
-    q: DFF<Bits<32>>,
+    quo: DFF<Bits<32>>,
     dvn: DFF<Bits<22>>,
     dcnt: DFF<Bits<6>>,
     /// MTU: the byte limit, kept while the credit is computed.
@@ -198,7 +198,7 @@ impl Logic for DualPi2Params {
             ma,
             mcnt,
             r,
-            q,
+            quo,
             dvn,
             dcnt,
             r_bl,
@@ -236,9 +236,9 @@ impl Logic for DualPi2Params {
         self.job_mtu.next = self.sel.q.val().get_bit(10);
         self.job_cp.next = self.sel.q.val().get_bit(11);
         self.addr_off.next = self.addr.val() - 16;
-        // The divider's step: {r, q[31]} - divisor, its carry out the quotient bit.
+        // The divider's step: {r, quo[31]} - divisor, its carry out the quotient bit.
         self.rem2.next = (bit_cast::<22, 21>(self.r.q.val().get_bits::<21>(0)) << 1)
-            | bit_cast::<22, 1>(self.q.q.val().get_bit(31).into());
+            | bit_cast::<22, 1>(self.quo.q.val().get_bit(31).into());
         self.dsum.next =
             bit_cast::<23, 22>(self.rem2.val()) + bit_cast::<23, 22>(self.dvn.q.val()) + 1;
         self.ge.next = self.dsum.val().get_bit(22);
@@ -281,7 +281,7 @@ impl Logic for DualPi2Params {
             self.edata.d.next = self.data.val();
             // The setup step's adder gives r = -2 + dvn + 1: g - 1 for a gain, 0 for K.
             self.r.d.next = 0x3F_FFFF_u64.into();
-            self.q.d.next = 0x7FFF_FFFF_u64.into();
+            self.quo.d.next = 0x7FFF_FFFF_u64.into();
             self.dvn.d.next = bit_cast::<22, 20>(self.data.val().get_bits::<20>(0));
             if self.addr.val() == 20 {
                 self.dvn.d.next = 1.into();
@@ -301,7 +301,7 @@ impl Logic for DualPi2Params {
                 // Setup: the remainder h = g - 1 (for K 0), the dividend bits below twelve ones, the
                 // divisor; the multiplier's operands (product 0) and its step count.
                 self.r.d.next = self.dsum.val().get_bits::<22>(0);
-                self.q.d.next = (self.q.q.val() & 0xFFF0_07FF_u64.to_bits())
+                self.quo.d.next = (self.quo.q.val() & 0xFFF0_07FF_u64.to_bits())
                     | 0x8000_0000_u64.to_bits()
                     | (bit_cast::<32, 9>(self.h_inv.val()) << 11);
                 self.dvn.d.next = self.c_gain_dvn.val();
@@ -334,7 +334,7 @@ impl Logic for DualPi2Params {
             }
             if self.dcnt.q.val().any() {
                 self.dcnt.d.next = self.dcnt.q.val() - 1;
-                self.q.d.next = (self.q.q.val() << 1) | bit_cast::<32, 1>(self.ge.val().into());
+                self.quo.d.next = (self.quo.q.val() << 1) | bit_cast::<32, 1>(self.ge.val().into());
                 self.r.d.next = self.rem2.val();
                 if self.ge.val() {
                     self.r.d.next = self.dsum.val().get_bits::<22>(0);
@@ -373,15 +373,15 @@ impl Logic for DualPi2Params {
                 }
                 if self.sel.q.val().get_bit(2) {
                     self.alpha_r.d.next = self.edata.q.val().get_bits::<20>(0);
-                    self.alpha_i_r.d.next = self.q.q.val().get_bits::<21>(0);
+                    self.alpha_i_r.d.next = self.quo.q.val().get_bits::<21>(0);
                 }
                 if self.sel.q.val().get_bit(3) {
                     self.beta_r.d.next = self.edata.q.val().get_bits::<20>(0);
-                    self.beta_i_r.d.next = self.q.q.val().get_bits::<21>(0);
+                    self.beta_i_r.d.next = self.quo.q.val().get_bits::<21>(0);
                 }
                 if self.sel.q.val().get_bit(4) {
                     self.k_r.d.next = self.edata.q.val().get_bits::<8>(0);
-                    self.cap_r.d.next = self.q.q.val();
+                    self.cap_r.d.next = self.quo.q.val();
                 }
                 if self.sel.q.val().get_bit(5) {
                     self.step_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
