@@ -393,6 +393,38 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
     Ok(r)
 }
 
+/// Checks that the line card built in `built` (by [`build`], for any revision) also takes the pins of
+/// board revision `rev`: the revisions differ only in the LED pins, so nextpnr packs the same netlist
+/// with `rev`'s constraints (`--pack-only`, seconds instead of a place and route). Returns the packed
+/// logic cells.
+pub fn check_pins(core: &dyn CoreKind, rev: BoardRev, built: &Path) -> Result<u64, String> {
+    let pcf = format!("top-{}.pcf", card_name(core, rev));
+    write(&built.join(&pcf), &(board(core).top)(rev).pcf)?;
+    let log = run(
+        built,
+        Command::new("nextpnr-ice40").args([
+            "--hx8k",
+            "--package",
+            "cb132",
+            "--pcf",
+            &pcf,
+            "--json",
+            "top.json",
+            "--pack-only",
+        ]),
+        &format!("nextpnr-pack-{}.log", card_name(core, rev)),
+    )?;
+    let mut r = FlowReport::default();
+    parse_nextpnr(&log, Target::Hx8k, &mut r);
+    if r.lcs == 0 {
+        return Err(format!(
+            "nextpnr packed {} with {pcf} but reported no logic cells",
+            built.display()
+        ));
+    }
+    Ok(r.lcs)
+}
+
 /// Where the ECP5 tools are: `.venv/bin` of the workspace (scripts/setup installs them there), or the
 /// directory in `AQM_YOWASP_BIN`.
 pub fn yowasp_bin() -> PathBuf {
