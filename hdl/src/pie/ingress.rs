@@ -3,7 +3,7 @@
 //! ```text
 //! accept  P0  the slow state is sampled (steps 1, 2 and the ECN condition of step 8, all from
 //!             registered flags) and the operand of the local probability: prob, or prob/MTU in bytemode
-//!        [P0  bytemode only: len x (prob/MTU) in a carry-save shift-add multiplier, 13 cycles, during
+//!        [P0  bytemode only: len x (prob/MTU), one hex digit of prob/MTU per cycle, 13 cycles, during
 //!             which `in_ready` is low. Packet mode never stalls.]
 //!             (and, from the operand, the low halves of 0.85 - lp and 8.5 - lp)
 //!         P1  local probability lp (step 4); the high halves: the thresholds t = C - lp (60 bits); the
@@ -31,6 +31,9 @@ use rust_hdl::prelude::*;
 
 /// The ingress timing, defined once with the golden model (hdl/PIE-CORE.md).
 pub use aqm_golden::pie::consts::{BYTEMODE_HOLD, VERDICT_LATENCY};
+
+// The multiplier forms 52 bits of product in the 13 cycles a bytemode packet stalls P0 (4 per cycle).
+const _: () = assert!(BYTEMODE_HOLD - 1 == 13);
 
 /// `BM` = 1 builds the bytemode multiplier; with 0 the ingress never scales by length (and the register
 /// file refuses BYTEMODE = 1), which saves about 600 logic cells on the HX8K.
@@ -96,10 +99,8 @@ pub struct PieIngress<const BM: u64> {
     bytes0: DFF<Bit>,
     op0: DFF<Bits<56>>,
     mcnt: DFF<Bits<4>>,
-    mlen: DFF<Bits<16>>,
-    ms: DFF<Bits<56>>,
-    mc: DFF<Bits<56>>,
-    mlo: DFF<Bits<29>>,
+    mlen3: DFF<Bits<13>>, // 3 x len, for the multiplier's digits
+    macc: DFF<Bits<11>>,  // the product above the bits already formed
     nl_lo0: Signal<Local, Bits<31>>,
     nh_lo0: Signal<Local, Bits<31>>,
     // P1
@@ -176,8 +177,11 @@ pub struct PieIngress<const BM: u64> {
     accept: Signal<Local, Bit>,
     advance: Signal<Local, Bit>,
     in_bytes: Signal<Local, Bit>,
-    pp: Signal<Local, Bits<56>>,
-    mhi: Signal<Local, Bits<28>>,
+    ml: Signal<Local, Bits<13>>,
+    m_lo: Signal<Local, Bits<13>>,
+    m_hi: Signal<Local, Bits<13>>,
+    m_t: Signal<Local, Bits<15>>,
+    m_s: Signal<Local, Bits<15>>,
     nl_base: Signal<Local, Bits<31>>,
     nh_base: Signal<Local, Bits<31>>,
     nl_base1: Signal<Local, Bits<31>>,
@@ -267,10 +271,8 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             bytes0,
             op0,
             mcnt,
-            mlen,
-            ms,
-            mc,
-            mlo,
+            mlen3,
+            macc,
             v1,
             len1,
             ecn1,
@@ -353,37 +355,44 @@ impl<const BM: u64> Logic for PieIngress<BM> {
                 self.op0.d.next = self.ppb.val();
             }
             self.mcnt.d.next = 0.into();
-            self.mlen.d.next = self.in_len.val();
-            self.ms.d.next = 0.into();
-            self.mc.d.next = 0.into();
+            self.mlen3.d.next = bit_cast::<13, 11>(self.in_len.val().get_bits::<11>(0))
+                + (bit_cast::<13, 11>(self.in_len.val().get_bits::<11>(0)) << 1);
+            self.macc.d.next = 0.into();
         }
-        // The bytemode multiplier: 11 carry-save steps (one bit of len each), then the sum in two halves.
-        self.pp.next = 0.into();
-        if self.mlen.q.val().get_bit(0) {
-            self.pp.next = self.op0.q.val();
+        // The bytemode multiplier, one hex digit of prob/MTU per cycle (len <= MTU < 2^11; prob/MTU <
+        // 2^52 since MTU >= 64): each step adds len x the operand's low digit (two base-4 digits, each
+        // 0, len, 2 len or 3 len) to macc, and the sum's low four bits are product bits. They enter the
+        // operand's low 52 bits from above while it shifts down by a digit, so after 13 steps (the
+        // stall: BYTEMODE_HOLD - 1) those hold the product's bits 0..51 and the top four bits the
+        // sum's next four, bits 52..55: op0 is len x (prob/MTU) mod 2^56.
+        self.ml.next = bit_cast::<13, 11>(self.len0.q.val().get_bits::<11>(0));
+        self.m_lo.next = 0.into();
+        if self.op0.q.val().get_bits::<2>(0) == 1 {
+            self.m_lo.next = self.ml.val();
         }
-        self.mhi.next = self.ms.q.val().get_bits::<28>(28)
-            + self.mc.q.val().get_bits::<28>(28)
-            + bit_cast::<28, 1>(self.mlo.q.val().get_bit(28).into());
+        if self.op0.q.val().get_bits::<2>(0) == 2 {
+            self.m_lo.next = self.ml.val() << 1;
+        }
+        if self.op0.q.val().get_bits::<2>(0) == 3 {
+            self.m_lo.next = self.mlen3.q.val();
+        }
+        self.m_hi.next = 0.into();
+        if self.op0.q.val().get_bits::<2>(2) == 1 {
+            self.m_hi.next = self.ml.val();
+        }
+        if self.op0.q.val().get_bits::<2>(2) == 2 {
+            self.m_hi.next = self.ml.val() << 1;
+        }
+        if self.op0.q.val().get_bits::<2>(2) == 3 {
+            self.m_hi.next = self.mlen3.q.val();
+        }
+        self.m_t.next = bit_cast::<15, 11>(self.macc.q.val()) + bit_cast::<15, 13>(self.m_lo.val());
+        self.m_s.next = self.m_t.val() + (bit_cast::<15, 13>(self.m_hi.val()) << 2);
         if self.stall.val() {
             self.mcnt.d.next = self.mcnt.q.val() + 1;
-            if self.mcnt.q.val() < 11 {
-                self.ms.d.next = self.ms.q.val() ^ self.mc.q.val() ^ self.pp.val();
-                self.mc.d.next = ((self.ms.q.val() & self.mc.q.val())
-                    | (self.ms.q.val() & self.pp.val())
-                    | (self.mc.q.val() & self.pp.val()))
-                    << 1;
-                self.op0.d.next = self.op0.q.val() << 1;
-                self.mlen.d.next = self.mlen.q.val() >> 1;
-            }
-            if self.mcnt.q.val() == 11 {
-                self.mlo.d.next = bit_cast::<29, 28>(self.ms.q.val().get_bits::<28>(0))
-                    + bit_cast::<29, 28>(self.mc.q.val().get_bits::<28>(0));
-            }
-            if self.mcnt.q.val() == 12 {
-                self.op0.d.next = (bit_cast::<56, 28>(self.mhi.val()) << 28)
-                    | bit_cast::<56, 28>(self.mlo.q.val().get_bits::<28>(0));
-            }
+            self.macc.d.next = self.m_s.val().get_bits::<11>(4);
+            self.op0.d.next = (bit_cast::<56, 8>(self.m_s.val().get_bits::<8>(0)) << 48)
+                | bit_cast::<56, 48>(self.op0.q.val().get_bits::<48>(4));
         }
 
         // P0 also starts n = lp - C from the operand's low half (for a bytemode packet the product's, in

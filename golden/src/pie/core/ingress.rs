@@ -10,6 +10,7 @@ use super::egress::DeqView;
 use super::queue::Entry;
 use super::regs::Params;
 use super::{PieCoreInputs, TIME_MASK};
+use crate::pie::consts::BYTEMODE_HOLD;
 use crate::hw::Desc;
 
 const MASK56: u64 = (1 << 56) - 1;
@@ -31,7 +32,7 @@ pub struct Ingress {
     p0: Stage,
     bytes0: bool,
     /// The bytemode multiplier's step counter.
-    mcnt: u32,
+    mcnt: u64,
     p1: Stage,
     p2: Stage,
     p3: Stage,
@@ -82,7 +83,7 @@ impl Ingress {
     }
 
     pub fn comb(&self, rst: bool) -> Comb {
-        let stall = self.p0.valid && self.bytes0 && self.mcnt != 13;
+        let stall = self.p0.valid && self.bytes0 && self.mcnt != BYTEMODE_HOLD - 1;
         Comb {
             in_ready: !rst && !stall,
             rnd_take: self.p1.valid && !rst,
@@ -169,10 +170,12 @@ impl Ingress {
         // P0: the multiplier steps while a bytemode packet holds it; else it takes the input.
         if c.stall {
             self.mcnt += 1;
-            if self.mcnt == 13 {
+            if self.mcnt == BYTEMODE_HOLD - 1 {
                 self.events.0 = 1;
+                // The multiplier takes prob/MTU's low 52 bits, one hex digit per cycle: prob/MTU is
+                // below 2^50 whenever MTU is in its range (>= 64), that is from the first reset on.
                 let lp = &mut self.p0.prepared.local_prob;
-                *lp = (*lp).wrapping_mul(self.p0.desc.len as u64) & MASK56;
+                *lp = (*lp & ((1 << 52) - 1)).wrapping_mul(self.p0.desc.len as u64) & MASK56;
             }
         } else {
             let accept = i.in_valid && !rst;
