@@ -48,8 +48,8 @@ pub const FIRST_UPDATE_NS: u64 = 500_000_000;
 /// The hardware core's timing (hdl/PIE-CORE.md), which its cycle-accurate model and the RTL share.
 /// Cycles from accepting a descriptor to its verdict.
 pub const VERDICT_LATENCY: u64 = 5;
-/// Cycles a bytemode packet (len <= MTU) holds ingress stage P0: 11 multiplier steps, 2 for the final
-/// sum, 1 to move on. The ingress accepts one descriptor per clock otherwise.
+/// Cycles a bytemode packet (len <= MTU) holds ingress stage P0: 13 multiplier steps (one hex digit
+/// of prob/MTU each), 1 to move on. The ingress accepts one descriptor per clock otherwise.
 pub const BYTEMODE_HOLD: u64 = 14;
 /// Cycles from the controller's firing cycle to the commit cycle of a periodic update.
 pub const UPDATE_CYCLES: u64 = 313;

@@ -10,8 +10,8 @@ use super::egress::DeqView;
 use super::queue::Entry;
 use super::regs::Params;
 use super::{PieCoreInputs, TIME_MASK};
-use crate::pie::consts::BYTEMODE_HOLD;
 use crate::hw::Desc;
+use crate::pie::consts::BYTEMODE_HOLD;
 
 const MASK56: u64 = (1 << 56) - 1;
 
