@@ -116,6 +116,8 @@ pub struct Executor<const NSPC: u64> {
     fail_code: Signal<Local, Bits<3>>,
     room: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
+    /// START: the core is reset next cycle, so it holds nothing (whatever it reports this cycle).
+    start: Signal<Local, Bit>,
     dropped: Signal<Local, Bit>,
     nspc: K<8, NSPC>,
     c_hello: K<8, { cmd::HELLO as u64 }>,
@@ -195,6 +197,7 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
         self.fail.next = false;
         self.fail_code.next = 0.into();
         self.accept.next = false;
+        self.start.next = false;
         match self.state.q.val() {
             ExecState::Idle => {
                 self.fbase.d.next = 0.into();
@@ -236,7 +239,7 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                             // The next cycle is the core's reset cycle, at time 0.
                             self.rst_r.d.next = true;
                             self.now_r.d.next = 0.into();
-                            self.in_core.d.next = 0.into();
+                            self.start.next = true;
                             self.pending.d.next = true;
                             self.kind_r.d.next = 3.into();
                             self.state.d.next = ExecState::Respond;
@@ -361,6 +364,9 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
         if self.accept.val() & self.dropped.val() & self.out_valid.val() {
             self.in_core.d.next = self.in_core.q.val() - 1;
         }
+        if self.start.val() {
+            self.in_core.d.next = 0.into();
+        }
 
         if self.rst.val() {
             self.rst_r.d.next = true;
@@ -395,6 +401,8 @@ mod tests {
         rerr: bool,
         werr: [bool; 2],
         in_ready: bool,
+        /// The core reports a departure in the next this many cycles.
+        departing: u64,
         verdict_count: u64,
         send_delay: u64,
         pending_for: u64,
@@ -428,6 +436,7 @@ mod tests {
                 rerr: false,
                 werr: [false; 2],
                 in_ready: true,
+                departing: 0,
                 verdict_count: 0,
                 send_delay: 3,
                 pending_for: 0,
@@ -465,7 +474,8 @@ mod tests {
             e.in_ready.next = self.in_ready;
             e.verdict_valid.next = false;
             e.verdict_code.next = 0.into();
-            e.out_valid.next = false;
+            e.out_valid.next = self.departing > 0;
+            self.departing = self.departing.saturating_sub(1);
             e.reg_rvalid.next = self.rvalid;
             e.reg_err.next = self.rerr | self.werr[1];
             e.reg_rdata.next = 0xDEAD_0000u64.to_bits();
@@ -646,5 +656,17 @@ mod tests {
         }
         assert_eq!(answers, vec![Answer::Inject(32)]);
         assert_eq!(tb.taken, descs);
+    }
+
+    #[test]
+    fn start_empties_the_count_of_packets_in_the_core_even_with_a_departure_in_its_cycle() {
+        let mut tb = Tb::new();
+        let payload: Vec<u8> = (0..3u8).flat_map(|k| [100, 0, 0, k, 0]).collect();
+        assert_eq!(tb.run(0, cmd::INJECT, &payload), vec![Answer::Inject(3)]);
+        assert_eq!(tb.e.in_core.q.val().to_u64(), 3);
+        // The core sends one of them in the cycle START is taken; the reset then empties it.
+        tb.departing = 1;
+        assert_eq!(tb.run(0, cmd::START, &[]), vec![Answer::Kind(kind::START)]);
+        assert_eq!(tb.e.in_core.q.val().to_u64(), 0);
     }
 }
