@@ -85,27 +85,27 @@ pub struct Executor<const NSPC: u64> {
     pub resp_sent: Signal<In, Bit>,
     /// READ_OK's and WRITE_OK's address.
     pub addr: Signal<Out, Bits<8>>,
-    pub rdata: Signal<Out, Bits<32>>,
-    pub write_time: Signal<Out, Bits<40>>,
+    /// The answer's payload after its first byte: READ_OK's value, WRITE_OK's time, ERROR's code.
+    pub value: Signal<Out, Bits<40>>,
     pub inj_done: Signal<Out, Bits<8>>,
-    pub err_code: Signal<Out, Bits<3>>,
     // Activity, one cycle each, for the LEDs.
     pub frame_ok: Signal<Out, Bit>,
     pub frame_err: Signal<Out, Bit>,
     state: DFF<ExecState>,
     fcnt: DFF<Bits<3>>,
-    fbase: DFF<Bits<8>>,
+    /// The payload buffer's read address: the next descriptor's first byte outside Fetch.
+    raddr: DFF<Bits<8>>,
     /// The fetched payload bytes, least significant first.
     fsh: DFF<Bits<40>>,
     wait_cnt: DFF<Bits<2>>,
-    write_cycle: DFF<Bits<40>>,
-    inj_r: DFF<Bits<8>>,
+    /// READ_OK's value, WRITE_OK's time or ERROR's code.
+    value_r: DFF<Bits<40>>,
+    inj_r: DFF<Bits<6>>,
     now_r: DFF<Bits<40>>,
-    in_core: DFF<Bits<16>>,
+    /// At most `ROOM` (a descriptor is offered only below it).
+    in_core: DFF<Bits<8>>,
     pending: DFF<Bit>,
     kind_r: DFF<Bits<3>>,
-    rdata_r: DFF<Bits<32>>,
-    err_r: DFF<Bits<3>>,
     ok_pulse: DFF<Bit>,
     err_pulse: DFF<Bit>,
     rst_r: DFF<Bit>,
@@ -115,6 +115,10 @@ pub struct Executor<const NSPC: u64> {
     fail: Signal<Local, Bit>,
     fail_code: Signal<Local, Bits<3>>,
     room: Signal<Local, Bit>,
+    fill: Signal<Local, Bits<9>>,
+    /// in_core's change, -2..=1 in two's complement.
+    delta: Signal<Local, Bits<8>>,
+    delta_neg: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
     /// START: the core is reset next cycle, so it holds nothing (whatever it reports this cycle).
     start: Signal<Local, Bit>,
@@ -134,27 +138,8 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            state,
-            fcnt,
-            fbase,
-            fsh,
-            wait_cnt,
-            write_cycle,
-            inj_r,
-            now_r,
-            in_core,
-            pending,
-            kind_r,
-            rdata_r,
-            err_r,
-            ok_pulse,
-            err_pulse,
-            rst_r,
-            offer,
-            we_r,
-            re_r
+            self, clock, state, fcnt, raddr, fsh, wait_cnt, value_r, inj_r, now_r, in_core,
+            pending, kind_r, ok_pulse, err_pulse, rst_r, offer, we_r, re_r
         );
         // Time since START in ns: NSPC per cycle (the reset cycle is 0).
         self.now_r.d.next = self.now_r.q.val() + bit_cast::<40, 8>(self.nspc.val());
@@ -172,15 +157,13 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
         self.in_len.next = self.fsh.q.val().get_bits::<16>(0);
         self.in_ecn.next = self.fsh.q.val().get_bits::<2>(16);
         self.in_tag.next = self.fsh.q.val().get_bits::<16>(24);
-        self.read_address.next = self.fbase.q.val() + bit_cast::<8, 3>(self.fcnt.q.val());
+        self.read_address.next = self.raddr.q.val();
 
         self.resp_pending.next = self.pending.q.val();
         self.resp_kind.next = self.kind_r.q.val();
         self.addr.next = self.fsh.q.val().get_bits::<8>(0);
-        self.rdata.next = self.rdata_r.q.val();
-        self.write_time.next = self.write_cycle.q.val();
-        self.inj_done.next = self.inj_r.q.val();
-        self.err_code.next = self.err_r.q.val();
+        self.value.next = self.value_r.q.val();
+        self.inj_done.next = bit_cast::<8, 6>(self.inj_r.q.val());
         self.ok_pulse.d.next = false;
         self.err_pulse.d.next = false;
         self.frame_ok.next = self.ok_pulse.q.val();
@@ -191,8 +174,11 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
         self.done.next = (self.state.q.val() == ExecState::Respond) & !self.pending.q.val();
 
         // Admission: room in the event FIFOs for everything the core may still report.
-        self.room.next = (self.verdict_count.val() < 240)
-            & ((bit_cast::<16, 9>(self.depart_count.val()) + self.in_core.q.val()) < 240);
+        // x < 240 (ROOM) for 9-bit x: neither bit 8 nor bits 7:4 all set (no carry chain).
+        self.fill.next = self.depart_count.val() + bit_cast::<9, 8>(self.in_core.q.val());
+        self.room.next = !(self.verdict_count.val().get_bit(8)
+            | (self.verdict_count.val().get_bits::<4>(4) == 15))
+            & !(self.fill.val().get_bit(8) | (self.fill.val().get_bits::<4>(4) == 15));
 
         self.fail.next = false;
         self.fail_code.next = 0.into();
@@ -200,7 +186,7 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
         self.start.next = false;
         match self.state.q.val() {
             ExecState::Idle => {
-                self.fbase.d.next = 0.into();
+                self.raddr.d.next = 0.into();
                 self.fcnt.d.next = 0.into();
                 self.inj_r.d.next = 0.into();
                 if self.ready.val() {
@@ -259,9 +245,13 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                 }
             }
             ExecState::Fetch => {
-                // Five payload bytes from fbase into fsh, least significant first: the RAM answers a
+                // Five payload bytes from raddr into fsh, least significant first: the RAM answers a
                 // cycle after its address, so byte k lands at fcnt = k + 1 and all five are in at 6.
                 self.fcnt.d.next = self.fcnt.q.val() + 1;
+                // The read address follows fcnt up to the next descriptor's first byte.
+                if self.fcnt.q.val() < 5 {
+                    self.raddr.d.next = self.raddr.q.val() + 1;
+                }
                 if self.fcnt.q.val().any() & (self.fcnt.q.val() <= 5) {
                     self.fsh.d.next =
                         (self.fsh.q.val() >> 8) | (bit_cast::<40, 8>(self.read_data.val()) << 32);
@@ -289,7 +279,7 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                     } else {
                         self.pending.d.next = true;
                         self.kind_r.d.next = 1.into();
-                        self.rdata_r.d.next = self.reg_rdata.val();
+                        self.value_r.d.next = bit_cast::<40, 32>(self.reg_rdata.val());
                         self.state.d.next = ExecState::Respond;
                     }
                 }
@@ -299,7 +289,7 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                 self.wait_cnt.d.next = self.wait_cnt.q.val() + 1;
                 if self.wait_cnt.q.val() == 0 {
                     // The time of the cycle in which the core takes the write.
-                    self.write_cycle.d.next = self.now_r.q.val();
+                    self.value_r.d.next = self.now_r.q.val();
                 }
                 if self.reg_err.val() {
                     self.fail.next = true;
@@ -319,8 +309,7 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                     self.offer.d.next = false;
                     self.accept.next = true;
                     self.inj_r.d.next = self.inj_r.q.val() + 1;
-                    self.fbase.d.next = self.fbase.q.val() + 5;
-                    if (self.fbase.q.val() + 5) == self.len.val() {
+                    if self.raddr.q.val() == self.len.val() {
                         self.pending.d.next = true;
                         self.kind_r.d.next = 4.into();
                         self.state.d.next = ExecState::Respond;
@@ -342,27 +331,25 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
         if self.fail.val() {
             self.pending.d.next = true;
             self.kind_r.d.next = 5.into();
-            self.err_r.d.next = self.fail_code.val();
+            self.value_r.d.next = bit_cast::<40, 3>(self.fail_code.val());
             self.err_pulse.d.next = true;
             self.state.d.next = ExecState::Respond;
         }
 
         // Packets the core still holds: accepted, minus dropped verdicts, minus departures.
         self.dropped.next = self.verdict_valid.val() & self.verdict_code.val().get_bit(1);
-        if self.accept.val() & !self.dropped.val() & !self.out_valid.val() {
-            self.in_core.d.next = self.in_core.q.val() + 1;
+        // One adder: + accept - dropped - out_valid.
+        self.delta_neg.next = (!self.accept.val() & (self.dropped.val() | self.out_valid.val()))
+            | (self.dropped.val() & self.out_valid.val());
+        self.delta.next = 0.into();
+        if self.delta_neg.val() {
+            self.delta.next = 254.into();
         }
-        if !self.accept.val() & self.dropped.val() & !self.out_valid.val() {
-            self.in_core.d.next = self.in_core.q.val() - 1;
+        if self.accept.val() ^ self.dropped.val() ^ self.out_valid.val() {
+            self.delta.next = self.delta.val() | 1;
         }
-        if !self.accept.val() & !self.dropped.val() & self.out_valid.val() {
-            self.in_core.d.next = self.in_core.q.val() - 1;
-        }
-        if !self.accept.val() & self.dropped.val() & self.out_valid.val() {
-            self.in_core.d.next = self.in_core.q.val() - 2;
-        }
-        if self.accept.val() & self.dropped.val() & self.out_valid.val() {
-            self.in_core.d.next = self.in_core.q.val() - 1;
+        if self.accept.val() | self.dropped.val() | self.out_valid.val() {
+            self.in_core.d.next = self.in_core.q.val() + self.delta.val();
         }
         if self.start.val() {
             self.in_core.d.next = 0.into();
@@ -490,12 +477,12 @@ mod tests {
                     e.resp_sent.next = true;
                     self.pending_for = 0;
                     answer = Some(match e.resp_kind.val().to_u64() {
-                        kind::READ => Answer::Read(e.addr.val().to_u8(), e.rdata.val().to_u32()),
-                        kind::WRITE => {
-                            Answer::Write(e.addr.val().to_u8(), e.write_time.val().to_u64())
+                        kind::READ => {
+                            Answer::Read(e.addr.val().to_u8(), e.value.val().to_u64() as u32)
                         }
+                        kind::WRITE => Answer::Write(e.addr.val().to_u8(), e.value.val().to_u64()),
                         kind::INJECT => Answer::Inject(e.inj_done.val().to_u8()),
-                        kind::ERROR => Answer::Error(e.err_code.val().to_u64()),
+                        kind::ERROR => Answer::Error(e.value.val().to_u64()),
                         k => Answer::Kind(k),
                     });
                     settle(e);

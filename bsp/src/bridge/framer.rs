@@ -32,12 +32,13 @@ pub struct Framer<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u6
     pub resp_kind: Signal<In, Bits<3>>,
     /// The answer's last byte is taken this cycle.
     pub resp_sent: Signal<Out, Bit>,
+    /// READ_OK's and WRITE_OK's address.
     pub addr: Signal<In, Bits<8>>,
-    pub rdata: Signal<In, Bits<32>>,
-    pub write_time: Signal<In, Bits<40>>,
+    /// The answer's payload after its first byte: READ_OK's value, WRITE_OK's time, ERROR's code.
+    pub value: Signal<In, Bits<40>>,
     pub inj_done: Signal<In, Bits<8>>,
+    /// ERROR's command byte.
     pub command: Signal<In, Bits<8>>,
-    pub err_code: Signal<In, Bits<3>>,
     // The core's events.
     pub stamp: Signal<In, Bits<40>>,
     pub verdict_valid: Signal<In, Bit>,
@@ -57,15 +58,24 @@ pub struct Framer<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u6
     tstate: DFF<TxState>,
     /// The frame being sent (`executor::kind`).
     tkind: DFF<Bits<3>>,
-    tidx: DFF<Bits<8>>,
+    /// The byte of the frame being sent (0: sync; the CRC at LEN + 3 <= 19).
+    tidx: DFF<Bits<5>>,
     tcrc: DFF<Bits<8>>,
+    /// The payload of the frame being sent (but HELLO_OK's, which is constant), loaded when the frame
+    /// starts, the byte being sent in the low 8 bits: shifted down a byte per payload byte sent.
+    tsh: DFF<Bits<80>>,
     verdicts: DescQueue<59, 8, 9>,
     departs: DescQueue<76, 8, 9>,
     crc_step: Crc8Step,
     tbyte: Signal<Local, Bits<8>>,
     tlen: Signal<Local, Bits<8>>,
     tcmd: Signal<Local, Bits<8>>,
-    k: Signal<Local, Bits<8>>,
+    /// The CRC's index (LEN + 3).
+    tlast: Signal<Local, Bits<5>>,
+    hbyte: Signal<Local, Bits<8>>,
+    lead: Signal<Local, Bits<8>>,
+    vpay: Signal<Local, Bits<80>>,
+    dpay: Signal<Local, Bits<80>>,
     cpb: K<16, CPB>,
     vlat: K<8, VLAT>,
     core_id: K<32, ID>,
@@ -89,26 +99,35 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, tstate, tkind, tidx, tcrc);
+        dff_setup!(self, clock, tstate, tkind, tidx, tcrc, tsh);
         clock!(self, clock, verdicts, departs);
         self.verdicts.rst.next = self.rst.val();
         self.departs.rst.next = self.rst.val();
         self.verdict_count.next = self.verdicts.count.val();
         self.depart_count.next = self.departs.count.val();
 
-        // Events into their FIFOs (the core's out_ready is always high).
+        // Events into their FIFOs (the core's out_ready is always high), each entry its frame's
+        // payload bytes, least significant first.
         self.verdicts.push.next = self.verdict_valid.val();
+        // tag u16, code | queue << 2, time u40
         self.verdicts.push_data.next = (bit_cast::<59, 40>(self.stamp.val()) << 19)
             | (bit_cast::<59, 1>(self.verdict_queue.val().into()) << 18)
             | (bit_cast::<59, 2>(self.verdict_code.val()) << 16)
             | bit_cast::<59, 16>(self.verdict_tag.val());
         self.departs.push.next = self.out_valid.val();
+        // tag u16, len u16, flags u8 (ecn, dropped << 2, queue << 3), sojourn u40
         self.departs.push_data.next = (bit_cast::<76, 40>(self.out_sojourn.val()) << 36)
             | (bit_cast::<76, 1>(self.out_queue.val().into()) << 35)
             | (bit_cast::<76, 1>(self.out_drop.val().into()) << 34)
             | (bit_cast::<76, 2>(self.out_ecn.val()) << 32)
             | (bit_cast::<76, 16>(self.out_len.val()) << 16)
             | bit_cast::<76, 16>(self.out_tag.val());
+        self.vpay.next = (bit_cast::<80, 40>(self.verdicts.head_data.val().get_bits::<40>(19))
+            << 24)
+            | bit_cast::<80, 19>(self.verdicts.head_data.val().get_bits::<19>(0));
+        self.dpay.next = (bit_cast::<80, 40>(self.departs.head_data.val().get_bits::<40>(36))
+            << 40)
+            | bit_cast::<80, 36>(self.departs.head_data.val().get_bits::<36>(0));
 
         self.verdicts.pop.next = false;
         self.departs.pop.next = false;
@@ -116,199 +135,98 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
         self.tx_valid.next = false;
         self.tlen.next = 0.into();
         self.tcmd.next = self.r_start.val();
+        self.tlast.next = 3.into();
         match self.tkind.q.val().index() {
             0 => {
                 self.tlen.next = 16.into();
                 self.tcmd.next = self.r_hello.val();
+                self.tlast.next = 19.into();
             }
             1 => {
                 self.tlen.next = 5.into();
                 self.tcmd.next = self.r_read.val();
+                self.tlast.next = 8.into();
             }
             2 => {
                 self.tlen.next = 6.into();
                 self.tcmd.next = self.r_write.val();
+                self.tlast.next = 9.into();
             }
             4 => {
                 self.tlen.next = 1.into();
                 self.tcmd.next = self.r_inject.val();
+                self.tlast.next = 4.into();
             }
             5 => {
                 self.tlen.next = 2.into();
                 self.tcmd.next = self.c_error.val();
+                self.tlast.next = 5.into();
             }
             6 => {
                 self.tlen.next = 8.into();
                 self.tcmd.next = self.c_verdict.val();
+                self.tlast.next = 11.into();
             }
             7 => {
                 self.tlen.next = 10.into();
                 self.tcmd.next = self.c_depart.val();
+                self.tlast.next = 13.into();
             }
             _ => {}
         }
-        // Payload byte k = tidx - 3 of the frame's kind.
-        self.k.next = self.tidx.q.val() - 3;
-        self.tbyte.next = 0.into();
-        match self.tkind.q.val().index() {
-            0 => match self.k.val().index() {
-                0 => {
-                    self.tbyte.next = self.version.val();
-                }
-                1 => {
-                    self.tbyte.next = self.core_id.val().get_bits::<8>(0);
-                }
-                2 => {
-                    self.tbyte.next = self.core_id.val().get_bits::<8>(8);
-                }
-                3 => {
-                    self.tbyte.next = self.core_id.val().get_bits::<8>(16);
-                }
-                4 => {
-                    self.tbyte.next = self.core_id.val().get_bits::<8>(24);
-                }
-                5 => {
-                    self.tbyte.next = self.nspc32.val().get_bits::<8>(0);
-                }
-                6 => {
-                    self.tbyte.next = self.nspc32.val().get_bits::<8>(8);
-                }
-                7 => {
-                    self.tbyte.next = self.nspc32.val().get_bits::<8>(16);
-                }
-                8 => {
-                    self.tbyte.next = self.nspc32.val().get_bits::<8>(24);
-                }
-                9 => {
-                    self.tbyte.next = self.cpb.val().get_bits::<8>(0);
-                }
-                10 => {
-                    self.tbyte.next = self.cpb.val().get_bits::<8>(8);
-                }
-                11 => {
-                    self.tbyte.next = self.capacity.val().get_bits::<8>(0);
-                }
-                12 => {
-                    self.tbyte.next = self.capacity.val().get_bits::<8>(8);
-                }
-                13 => {
-                    self.tbyte.next = self.depth.val().get_bits::<8>(0);
-                }
-                14 => {
-                    self.tbyte.next = self.depth.val().get_bits::<8>(8);
-                }
-                _ => {
-                    self.tbyte.next = self.vlat.val();
-                }
-            },
-            1 => match self.k.val().index() {
-                0 => {
-                    self.tbyte.next = self.addr.val();
-                }
-                1 => {
-                    self.tbyte.next = self.rdata.val().get_bits::<8>(0);
-                }
-                2 => {
-                    self.tbyte.next = self.rdata.val().get_bits::<8>(8);
-                }
-                3 => {
-                    self.tbyte.next = self.rdata.val().get_bits::<8>(16);
-                }
-                _ => {
-                    self.tbyte.next = self.rdata.val().get_bits::<8>(24);
-                }
-            },
-            2 => match self.k.val().index() {
-                0 => {
-                    self.tbyte.next = self.addr.val();
-                }
-                1 => {
-                    self.tbyte.next = self.write_time.val().get_bits::<8>(0);
-                }
-                2 => {
-                    self.tbyte.next = self.write_time.val().get_bits::<8>(8);
-                }
-                3 => {
-                    self.tbyte.next = self.write_time.val().get_bits::<8>(16);
-                }
-                4 => {
-                    self.tbyte.next = self.write_time.val().get_bits::<8>(24);
-                }
-                _ => {
-                    self.tbyte.next = self.write_time.val().get_bits::<8>(32);
-                }
-            },
+        // HELLO_OK's payload byte at tidx (payload byte tidx - 3).
+        self.hbyte.next = self.vlat.val();
+        match self.tidx.q.val().index() {
+            3 => {
+                self.hbyte.next = self.version.val();
+            }
             4 => {
-                self.tbyte.next = self.inj_done.val();
+                self.hbyte.next = self.core_id.val().get_bits::<8>(0);
             }
             5 => {
-                self.tbyte.next = self.command.val();
-                if self.k.val().any() {
-                    self.tbyte.next = bit_cast::<8, 3>(self.err_code.val());
-                }
+                self.hbyte.next = self.core_id.val().get_bits::<8>(8);
             }
-            6 => match self.k.val().index() {
-                // tag u16, code | queue << 2, accepted cycle u40
-                0 => {
-                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(0);
-                }
-                1 => {
-                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(8);
-                }
-                2 => {
-                    self.tbyte.next =
-                        bit_cast::<8, 3>(self.verdicts.head_data.val().get_bits::<3>(16));
-                }
-                3 => {
-                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(19);
-                }
-                4 => {
-                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(27);
-                }
-                5 => {
-                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(35);
-                }
-                6 => {
-                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(43);
-                }
-                _ => {
-                    self.tbyte.next = self.verdicts.head_data.val().get_bits::<8>(51);
-                }
-            },
-            _ => match self.k.val().index() {
-                // tag u16, len u16, flags u8 (ecn, dropped << 2, queue << 3), sojourn u40
-                0 => {
-                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(0);
-                }
-                1 => {
-                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(8);
-                }
-                2 => {
-                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(16);
-                }
-                3 => {
-                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(24);
-                }
-                4 => {
-                    self.tbyte.next =
-                        bit_cast::<8, 4>(self.departs.head_data.val().get_bits::<4>(32));
-                }
-                5 => {
-                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(36);
-                }
-                6 => {
-                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(44);
-                }
-                7 => {
-                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(52);
-                }
-                8 => {
-                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(60);
-                }
-                _ => {
-                    self.tbyte.next = self.departs.head_data.val().get_bits::<8>(68);
-                }
-            },
+            6 => {
+                self.hbyte.next = self.core_id.val().get_bits::<8>(16);
+            }
+            7 => {
+                self.hbyte.next = self.core_id.val().get_bits::<8>(24);
+            }
+            8 => {
+                self.hbyte.next = self.nspc32.val().get_bits::<8>(0);
+            }
+            9 => {
+                self.hbyte.next = self.nspc32.val().get_bits::<8>(8);
+            }
+            10 => {
+                self.hbyte.next = self.nspc32.val().get_bits::<8>(16);
+            }
+            11 => {
+                self.hbyte.next = self.nspc32.val().get_bits::<8>(24);
+            }
+            12 => {
+                self.hbyte.next = self.cpb.val().get_bits::<8>(0);
+            }
+            13 => {
+                self.hbyte.next = self.cpb.val().get_bits::<8>(8);
+            }
+            14 => {
+                self.hbyte.next = self.capacity.val().get_bits::<8>(0);
+            }
+            15 => {
+                self.hbyte.next = self.capacity.val().get_bits::<8>(8);
+            }
+            16 => {
+                self.hbyte.next = self.depth.val().get_bits::<8>(0);
+            }
+            17 => {
+                self.hbyte.next = self.depth.val().get_bits::<8>(8);
+            }
+            _ => {}
+        }
+        self.tbyte.next = self.tsh.q.val().get_bits::<8>(0);
+        if !self.tkind.q.val().any() {
+            self.tbyte.next = self.hbyte.val();
         }
         if self.tidx.q.val() == 0 {
             self.tbyte.next = self.sync.val();
@@ -319,21 +237,34 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
         if self.tidx.q.val() == 2 {
             self.tbyte.next = self.tcmd.val();
         }
-        if self.tidx.q.val() == (self.tlen.val() + 3) {
+        if self.tidx.q.val() == self.tlast.val() {
             self.tbyte.next = self.tcrc.q.val();
         }
         self.tx_data.next = self.tbyte.val();
         self.crc_step.crc.next = self.tcrc.q.val();
         self.crc_step.data.next = self.tbyte.val();
+
+        // An answer's first payload byte.
+        self.lead.next = self.addr.val();
+        if self.resp_kind.val() == 4 {
+            self.lead.next = self.inj_done.val();
+        }
+        if self.resp_kind.val() == 5 {
+            self.lead.next = self.command.val();
+        }
         match self.tstate.q.val() {
             TxState::Idle => {
                 self.tidx.d.next = 0.into();
                 self.tcrc.d.next = 0.into();
+                self.tsh.d.next = self.dpay.val();
                 if self.resp_pending.val() {
                     self.tkind.d.next = self.resp_kind.val();
+                    self.tsh.d.next = (bit_cast::<80, 40>(self.value.val()) << 8)
+                        | bit_cast::<80, 8>(self.lead.val());
                     self.tstate.d.next = TxState::Send;
                 } else if self.verdicts.head_valid.val() {
                     self.tkind.d.next = 6.into();
+                    self.tsh.d.next = self.vpay.val();
                     self.tstate.d.next = TxState::Send;
                 } else if self.departs.head_valid.val() {
                     self.tkind.d.next = 7.into();
@@ -344,10 +275,13 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
                 self.tx_valid.next = true;
                 if self.tx_ready.val() {
                     self.tidx.d.next = self.tidx.q.val() + 1;
-                    if (self.tidx.q.val() >= 1) & (self.tidx.q.val() < (self.tlen.val() + 3)) {
+                    if self.tidx.q.val().any() {
                         self.tcrc.d.next = self.crc_step.out.val();
                     }
-                    if self.tidx.q.val() == (self.tlen.val() + 3) {
+                    if self.tidx.q.val() >= 3 {
+                        self.tsh.d.next = self.tsh.q.val() >> 8;
+                    }
+                    if self.tidx.q.val() == self.tlast.val() {
                         // The last byte: release the answer or the event.
                         self.tstate.d.next = TxState::Idle;
                         if self.tkind.q.val() == 6 {
@@ -508,7 +442,7 @@ mod tests {
             );
             let read = tb.answer(kind::READ, |f| {
                 f.addr.next = 0x21.into();
-                f.rdata.next = 0x8765_4321u64.to_bits();
+                f.value.next = 0x8765_4321u64.to_bits();
             });
             assert_eq!(
                 read,
@@ -519,7 +453,7 @@ mod tests {
             );
             let write = tb.answer(kind::WRITE, |f| {
                 f.addr.next = 0x10.into();
-                f.write_time.next = 0xAB_CDEF_0123u64.to_bits();
+                f.value.next = 0xAB_CDEF_0123u64.to_bits();
             });
             assert_eq!(
                 write,
@@ -534,7 +468,7 @@ mod tests {
             for code in 1..=5u64 {
                 let e = tb.answer(kind::ERROR, |f| {
                     f.command.next = 0x42.into();
-                    f.err_code.next = code.to_bits();
+                    f.value.next = code.to_bits();
                 });
                 assert_eq!(
                     e,

@@ -172,11 +172,9 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
         self.framer.resp_kind.next = self.executor.resp_kind.val();
         self.executor.resp_sent.next = self.framer.resp_sent.val();
         self.framer.addr.next = self.executor.addr.val();
-        self.framer.rdata.next = self.executor.rdata.val();
-        self.framer.write_time.next = self.executor.write_time.val();
+        self.framer.value.next = self.executor.value.val();
         self.framer.inj_done.next = self.executor.inj_done.val();
         self.framer.command.next = self.parser.command.val();
-        self.framer.err_code.next = self.executor.err_code.val();
         self.framer.stamp.next = self.executor.now.val();
         self.framer.verdict_valid.next = self.verdict_valid.val();
         self.framer.verdict_tag.next = self.verdict_tag.val();
