@@ -109,14 +109,38 @@ pub struct FlowReport {
     pub versions: Vec<(String, String)>,
     /// The wall time of place and route, every seed tried, seconds.
     pub pnr_seconds: f64,
-    /// Each place-and-route run: its seed (`None`: nextpnr's default) and the lowest Fmax over the
-    /// clocks against its target; the last is the bitstream's.
-    pub pnr_runs: Vec<(Option<u32>, f64, f64)>,
+    /// Each place-and-route attempt; the last is the bitstream's.
+    pub pnr_runs: Vec<PnrRun>,
+}
+
+/// One place-and-route attempt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PnrRun {
+    /// `None`: nextpnr's default seed.
+    pub seed: Option<u32>,
+    /// The lowest Fmax over the clocks and its target, MHz; `None` when nextpnr ran out of time
+    /// ([`pnr_limit`]) and was stopped.
+    pub fmax: Option<(f64, f64)>,
+    pub seconds: f64,
+}
+
+/// How long one nextpnr run may take before it is stopped and the next seed is tried: 900 s, or the
+/// seconds in `AQM_PNR_SECONDS`. Near a full device nextpnr-ice40's router time depends on the
+/// placement far more than on the design: cards that route in 4 to 11 minutes have also taken more than
+/// 20 with the next small change, and another seed then routes in the usual time.
+pub fn pnr_limit() -> std::time::Duration {
+    let secs = std::env::var("AQM_PNR_SECONDS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(900);
+    std::time::Duration::from_secs(secs)
 }
 
 /// The nextpnr seeds tried in turn until every clock meets its target, nextpnr's default first. Near a
 /// full HX8K the placement decides a few MHz either way, so a design that misses by a little with one
-/// seed often meets timing with the next; the report lists every run.
+/// seed often meets timing with the next (and one that does not finish routing in [`pnr_limit`] often
+/// routes with the next); the report lists every run.
 pub const PNR_SEEDS: [Option<u32>; 3] = [None, Some(2), Some(3)];
 
 fn run(dir: &Path, cmd: &mut Command, log: &str) -> Result<String, String> {
@@ -140,6 +164,55 @@ fn run(dir: &Path, cmd: &mut Command, log: &str) -> Result<String, String> {
         ));
     }
     Ok(text)
+}
+
+/// [`run`] with a time limit: `Ok(None)` when `cmd` was still running after `limit` and was stopped.
+fn run_limited(
+    dir: &Path,
+    cmd: &mut Command,
+    log: &str,
+    limit: std::time::Duration,
+) -> Result<Option<String>, String> {
+    let path = dir.join(log);
+    let out = std::fs::File::create(&path).map_err(|e| format!("cannot write {log}: {e}"))?;
+    let err = out
+        .try_clone()
+        .map_err(|e| format!("cannot write {log}: {e}"))?;
+    let mut child = cmd
+        .current_dir(dir)
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .map_err(|e| {
+            format!(
+                "cannot run {:?} ({e}); scripts/setup installs the toolchain",
+                cmd.get_program()
+            )
+        })?;
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() >= limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(None);
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(200)),
+            Err(e) => return Err(format!("waiting for {:?}: {e}", cmd.get_program())),
+        }
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {log}: {e}"))?;
+    if !status.success() {
+        let tail: Vec<&str> = text.lines().rev().take(15).collect();
+        return Err(format!(
+            "{:?} failed ({status}); see {}:\n{}",
+            cmd.get_program(),
+            path.display(),
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        ));
+    }
+    Ok(Some(text))
 }
 
 fn version(cmd: &str, arg: &str) -> String {
@@ -253,6 +326,7 @@ fn place_and_route(
     r: &mut FlowReport,
 ) -> Result<(), String> {
     let started = Instant::now();
+    let limit = pnr_limit();
     for seed in PNR_SEEDS {
         let mut c = cmd();
         let log_name = match seed {
@@ -262,19 +336,43 @@ fn place_and_route(
                 format!("nextpnr-seed{n}.log")
             }
         };
-        let log = run(&r.dir.clone(), &mut c, &log_name)?;
+        let t = Instant::now();
+        let log = run_limited(&r.dir.clone(), &mut c, &log_name, limit)?;
+        let seconds = t.elapsed().as_secs_f64();
+        let Some(log) = log else {
+            r.pnr_runs.push(PnrRun {
+                seed,
+                fmax: None,
+                seconds,
+            });
+            continue;
+        };
+        r.clocks.clear();
         parse_nextpnr(&log, target, r);
         let worst = r
             .clocks
             .iter()
             .min_by(|a, b| a.fmax_mhz.total_cmp(&b.fmax_mhz))
             .map_or((0.0, mhz), |c| (c.fmax_mhz, c.target_mhz));
-        r.pnr_runs.push((seed, worst.0, worst.1));
+        r.pnr_runs.push(PnrRun {
+            seed,
+            fmax: Some(worst),
+            seconds,
+        });
         if !r.clocks.is_empty() && r.clocks.iter().all(|c| c.pass) {
             break;
         }
     }
     r.pnr_seconds = started.elapsed().as_secs_f64();
+    if r.pnr_runs.iter().all(|run| run.fmax.is_none()) {
+        return Err(format!(
+            "nextpnr did not finish within {} s with any of the {} seeds (AQM_PNR_SECONDS sets the \
+             limit); see the nextpnr logs in {}",
+            limit.as_secs(),
+            PNR_SEEDS.len(),
+            r.dir.display()
+        ));
+    }
     Ok(())
 }
 
@@ -608,14 +706,27 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
         None => "nextpnr's default seed".to_string(),
         Some(n) => format!("seed {n}"),
     };
-    if let Some((last, earlier)) = r.pnr_runs.split_last() {
-        let _ = write!(s, "\nPlaced and routed with {}", seed_name(&last.0));
-        if !earlier.is_empty() {
-            let tries: Vec<String> = earlier
-                .iter()
-                .map(|(seed, f, t)| format!("{} reached {f:.2} of {t:.2} MHz", seed_name(seed)))
-                .collect();
-            let _ = write!(s, " (before it: {})", tries.join("; "));
+    let attempt = |run: &PnrRun| match run.fmax {
+        Some((f, t)) => format!("{} reached {f:.2} of {t:.2} MHz", seed_name(&run.seed)),
+        None => format!(
+            "{} was stopped after {:.0} s without a route",
+            seed_name(&run.seed),
+            run.seconds
+        ),
+    };
+    // The bitstream's run is the last that finished.
+    if let Some(k) = r.pnr_runs.iter().rposition(|run| run.fmax.is_some()) {
+        let _ = write!(
+            s,
+            "\nPlaced and routed with {}",
+            seed_name(&r.pnr_runs[k].seed)
+        );
+        let others: Vec<String> = (0..r.pnr_runs.len())
+            .filter(|&i| i != k)
+            .map(|i| attempt(&r.pnr_runs[i]))
+            .collect();
+        if !others.is_empty() {
+            let _ = write!(s, " (other attempts: {})", others.join("; "));
         }
         let _ = writeln!(s, ", place and route {:.0} s in all.", r.pnr_seconds);
     }
@@ -678,14 +789,46 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_run_over_its_time_limit_is_stopped_and_one_within_it_gives_its_output() {
+        let dir = std::env::temp_dir().join(format!("aqm-flow-limit-{}", std::process::id()));
+        create(&dir).unwrap();
+        let limit = std::time::Duration::from_millis(500);
+        let t = Instant::now();
+        let slow = run_limited(&dir, Command::new("sleep").arg("30"), "slow.log", limit);
+        assert_eq!(slow, Ok(None));
+        assert!(t.elapsed().as_secs() < 10);
+        let fast = run_limited(&dir, Command::new("echo").arg("routed"), "fast.log", limit);
+        assert_eq!(fast, Ok(Some("routed\n".to_string())));
+        let failed = run_limited(&dir, &mut Command::new("false"), "false.log", limit);
+        assert!(failed.unwrap_err().contains("failed"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn the_report_names_the_seed_that_met_timing_and_the_runs_before_it() {
         let mut r = FlowReport {
-            pnr_runs: vec![(None, 37.22, 40.0), (Some(2), 44.08, 40.0)],
+            pnr_runs: vec![
+                PnrRun {
+                    seed: None,
+                    fmax: Some((37.22, 40.0)),
+                    seconds: 300.0,
+                },
+                PnrRun {
+                    seed: Some(2),
+                    fmax: None,
+                    seconds: 900.4,
+                },
+                PnrRun {
+                    seed: Some(3),
+                    fmax: Some((44.08, 40.0)),
+                    seconds: 280.0,
+                },
+            ],
             ..FlowReport::default()
         };
         let s = report_markdown("dualpi2-v1", &r);
         assert!(
-            s.contains("Placed and routed with seed 2 (before it: nextpnr's default seed reached 37.22 of 40.00 MHz), place and route"),
+            s.contains("Placed and routed with seed 3 (other attempts: nextpnr's default seed reached 37.22 of 40.00 MHz; seed 2 was stopped after 900 s without a route), place and route"),
             "{s}"
         );
         r.pnr_runs.truncate(1);

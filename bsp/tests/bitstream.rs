@@ -1,8 +1,8 @@
 //! The line card's bitstream builds and meets timing at the core clock: PIE and DualPI2 for board
 //! revision 1, and the PIE card's netlist takes revision 2's pins (the revisions differ only in the LED
 //! pins, so a second place and route would test nothing new: `scripts/bitstream --rev v2` builds it);
-//! and the PIE core alone on the ECP5. Each card takes nextpnr about seven minutes on a loaded 2-core
-//! machine (the PIE card at 94 % of the logic cells, DualPI2 at 84 %).
+//! and the PIE core alone on the ECP5. Each card takes nextpnr about four to seven minutes on a loaded
+//! 2-core machine (the PIE card at 87 % of the logic cells, DualPI2 at 81 %).
 
 use aqm_bsp::flow::{build, build_ecp5, check_pins};
 use aqm_bsp::top::BoardRev;
@@ -19,6 +19,14 @@ fn pie_line_card_bitstream_builds_and_meets_timing_and_takes_both_revisions_pins
     assert!(bin.len() > 100_000, "{} bytes", bin.len());
     assert!(r.lcs <= r.lcs_total && r.brams <= 32);
     assert!(r.clocks.iter().all(|c| c.pass));
+    // Issue 11's goal is 85 %. At 94 % nextpnr took from 7 to more than 24 minutes to route the card
+    // (and more than 48 with another small change); at 87 % under 4: keep the card from creeping back.
+    assert!(
+        r.lcs * 100 <= r.lcs_total * 88,
+        "{} of {} logic cells: above 88 %",
+        r.lcs,
+        r.lcs_total
+    );
     let packed = check_pins(&PIE_CORE, BoardRev::V2, &r.dir).unwrap_or_else(|e| panic!("v2: {e}"));
     assert!(packed <= r.lcs_total, "{packed} logic cells with v2's pins");
 }
