@@ -491,6 +491,155 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
     Ok(r)
 }
 
+/// The clock a block alone is timed at unless told otherwise, MHz: issue 11's goal for the HX8K cores.
+pub const BLOCK_CLOCK_MHZ: f64 = 100.0;
+
+/// A module `block_top` around `module` of `verilog` (rust-hdl's emission: one `input`/`output`
+/// declaration per line, the clock named `clock`), with three pins: every input of the block comes from a
+/// flip-flop of one shift chain fed by pin `sin`, and every output goes to a flip-flop and is then folded
+/// by XOR into pin `sout`. Placed and routed, it times the block as if its neighbours were registers: its
+/// own paths, and those from its inputs and to its outputs, without the pins' delays.
+pub fn block_wrapper(verilog: &str, module: &str) -> Result<String, String> {
+    let start = verilog
+        .find(&format!("module {module}("))
+        .ok_or_else(|| format!("no module {module} in the emitted Verilog"))?;
+    let body = &verilog[start..];
+    let body = &body[..body.find("endmodule").unwrap_or(body.len())];
+    let (mut ins, mut outs) = (vec![], vec![]);
+    for line in body.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let (dir, rest) = match words.split_first() {
+            Some((&d, rest)) if d == "input" || d == "output" => (d, rest),
+            _ => continue,
+        };
+        let Some(name) = rest.last().and_then(|n| n.strip_suffix(';')) else {
+            continue;
+        };
+        let width = match rest.iter().find(|w| w.starts_with('[')) {
+            Some(range) => range
+                .trim_start_matches('[')
+                .split(':')
+                .next()
+                .and_then(|hi| hi.parse::<usize>().ok())
+                .map(|hi| hi + 1)
+                .ok_or_else(|| format!("{module}: cannot read the width of {name} ({range})"))?,
+            None => 1,
+        };
+        match (dir, name) {
+            ("input", "clock") => {}
+            ("input", _) => ins.push((name.to_string(), width)),
+            _ => outs.push((name.to_string(), width)),
+        }
+    }
+    if outs.is_empty() {
+        return Err(format!("{module} has no outputs to time"));
+    }
+    let n: usize = ins.iter().map(|p| p.1).sum::<usize>().max(2);
+    let m: usize = outs.iter().map(|p| p.1).sum();
+    let groups = m.div_ceil(16);
+    let mut v = format!(
+        "module block_top(input clk, input sin, output reg sout);\n  reg [{}:0] sh;\n  always @(posedge clk) sh <= {{sh[{}:0], sin}};\n",
+        n - 1,
+        n - 2
+    );
+    let mut conn = vec![".clock(clk)".to_string()];
+    let mut pos = 0;
+    for (name, w) in &ins {
+        conn.push(format!(".{name}(sh[{}:{pos}])", pos + w - 1));
+        pos += w;
+    }
+    for (k, (name, w)) in outs.iter().enumerate() {
+        let _ = writeln!(v, "  wire [{}:0] o{k};", w - 1);
+        conn.push(format!(".{name}(o{k})"));
+    }
+    let _ = writeln!(v, "  {module} u({});", conn.join(", "));
+    let all: Vec<String> = (0..outs.len()).map(|k| format!("o{k}")).collect();
+    let _ = writeln!(
+        v,
+        "  reg [{}:0] captured;\n  always @(posedge clk) captured <= {{{}}};\n  reg [{}:0] folded;",
+        m - 1,
+        all.join(", "),
+        groups - 1
+    );
+    for g in 0..groups {
+        let _ = writeln!(
+            v,
+            "  always @(posedge clk) folded[{g}] <= ^captured[{}:{}];",
+            (16 * g + 15).min(m - 1),
+            16 * g
+        );
+    }
+    v.push_str("  always @(posedge clk) sout <= ^folded;\nendmodule\n");
+    Ok(v)
+}
+
+/// Places and routes one block of a core alone (see [`block_wrapper`]) on the HX8K at `mhz`, into
+/// `out`/block-<module>: its logic cells and Fmax, the best of the seeds of [`PNR_SEEDS`] (tried until
+/// one meets `mhz`). `block` is a module of an emitted core: the core (`pie_core`) or one of its blocks
+/// (`pie_core$ingress`, `dualpi2_core$egress$link`; `aqm-emit` lists them in its Verilog). A block
+/// that misses `mhz` is a measurement, not an error.
+pub fn build_block(block: &str, mhz: f64, out: &Path) -> Result<FlowReport, String> {
+    let emitted: Vec<Emitted> = HDL_CORES.iter().map(|c| c.emitted()).collect();
+    let core = emitted
+        .iter()
+        .find(|e| block == e.module || block.starts_with(&format!("{}$", e.module)))
+        .ok_or_else(|| {
+            format!(
+                "no block {block:?}: expected a core ({}) or one of its blocks, such as {}$ingress",
+                emitted
+                    .iter()
+                    .map(|e| e.module.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                emitted[0].module
+            )
+        })?;
+    let wrapper = block_wrapper(&core.verilog, block)?;
+    let dir = out.join(format!("block-{}", block.replace('$', ".")));
+    create(&dir)?;
+    write(
+        &dir.join("block.v"),
+        &format!("{wrapper}\n{}", core.verilog),
+    )?;
+    // Any three pins of the package; the clock on the board's clock pin.
+    write(
+        &dir.join("block.pcf"),
+        "set_io clk P7\nset_io sin P14\nset_io sout M9\n",
+    )?;
+    let mut r = FlowReport {
+        dir: dir.clone(),
+        device: format!("iCE40-HX8K-CB132, {block} alone between registers, timed at {mhz} MHz."),
+        core_desc: format!("{block} with its input and output registers"),
+        brams_total: Target::Hx8k.resources().4,
+        ..FlowReport::default()
+    };
+    r.core_synth = yosys_ice40(
+        &dir.join("block.v"),
+        "block_top",
+        Some(&dir.join("block.json")),
+    )?;
+    let freq = format!("{mhz}");
+    let pnr = || {
+        let mut cmd = Command::new("nextpnr-ice40");
+        cmd.args([
+            "--hx8k",
+            "--package",
+            "cb132",
+            "--pcf",
+            "block.pcf",
+            "--json",
+            "block.json",
+            "--freq",
+            &freq,
+            "--timing-allow-fail",
+        ]);
+        cmd
+    };
+    place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;
+    write(&dir.join("report.md"), &report_markdown(block, &r))?;
+    Ok(r)
+}
+
 /// Checks that the line card built in `built` (by [`build`], for any revision) also takes the pins of
 /// board revision `rev`: the revisions differ only in the LED pins, so nextpnr packs the same netlist
 /// with `rev`'s constraints (`--pack-only`, seconds instead of a place and route). Returns the packed
@@ -787,6 +936,54 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_block_wrapper_registers_every_input_and_output_of_the_block() {
+        let v = "module c$b(clock,rst,x,y,z);\n    \n    // Module arguments\n    input wire  clock;\n    \
+                 input wire  rst;\n    input wire  [15:0] x;\n    output reg  [39:0] y;\n    \
+                 output wire  z;\n    reg [3:0] input_like;\nendmodule\n";
+        let w = block_wrapper(v, "c$b").unwrap();
+        // 17 input bits in one shift chain; the clock from the pin.
+        assert!(
+            w.contains("reg [16:0] sh;") && w.contains("sh <= {sh[15:0], sin};"),
+            "{w}"
+        );
+        assert!(
+            w.contains("c$b u(.clock(clk), .rst(sh[0:0]), .x(sh[16:1]), .y(o0), .z(o1));"),
+            "{w}"
+        );
+        // 41 output bits captured, folded in three groups of at most 16.
+        assert!(
+            w.contains("reg [40:0] captured;") && w.contains("{o0, o1}"),
+            "{w}"
+        );
+        assert!(w.contains("folded[2] <= ^captured[40:32];"), "{w}");
+        assert!(block_wrapper(v, "c$nothing")
+            .unwrap_err()
+            .contains("no module"));
+        let no_out = "module q(clock,a);\n    input wire  clock;\n    input wire  a;\nendmodule\n";
+        assert!(block_wrapper(no_out, "q")
+            .unwrap_err()
+            .contains("no outputs"));
+    }
+
+    #[test]
+    fn a_block_alone_is_placed_and_routed_and_an_unknown_block_is_named() {
+        let out = std::env::temp_dir().join(format!("aqm-flow-block-{}", std::process::id()));
+        let r = build_block("pie_core$prng", BLOCK_CLOCK_MHZ, &out).unwrap();
+        // 64 bits of state and a 64-bit word, with the wrapper's registers around them.
+        assert!(r.lcs > 128 && r.lcs < 1000, "{} logic cells", r.lcs);
+        assert!(r.pnr_runs.iter().any(|run| run.fmax.is_some()));
+        assert!(out.join("block-pie_core.prng/report.md").is_file());
+        let e = build_block("pie_core$nothing", BLOCK_CLOCK_MHZ, &out).unwrap_err();
+        assert!(e.contains("no module pie_core$nothing"), "{e}");
+        let e = build_block("ingress", BLOCK_CLOCK_MHZ, &out).unwrap_err();
+        assert!(
+            e.contains("expected a core (pie_core, dualpi2_core)"),
+            "{e}"
+        );
+        let _ = std::fs::remove_dir_all(&out);
+    }
 
     #[test]
     fn a_run_over_its_time_limit_is_stopped_and_one_within_it_gives_its_output() {

@@ -4,13 +4,15 @@
 //! - `--target hx8k` (default): the line cards for the Alchitry Cu, one per core, through icepack.
 //! - `--target ecp5`: each core alone and the four-port design on the ECP5-85F, out of context.
 //! - `--area`: the HX8K line cards' area block by block, synthesis only.
+//! - `--block MODULE`: one block of a core alone between registers on the HX8K (at `--freq`, default
+//!   100 MHz): its logic cells and Fmax, the best of three seeds; one table row per block.
 //! - `--bench`: after the builds, one table of every design: logic, block RAM, Fmax, clock, packets per
 //!   clock and per second at both ports, place-and-route time.
 //! - `--docs`: rewrites bsp/PROTOCOL.md.
 
 use aqm_bsp::flow::{
-    board_area, build_ecp5_report, build_report, check, FlowReport, Target, ECP5_CLOCK_MHZ,
-    FOUR_PORTS,
+    board_area, build_block, build_ecp5_report, build_report, check, FlowReport, Target,
+    BLOCK_CLOCK_MHZ, ECP5_CLOCK_MHZ, FOUR_PORTS,
 };
 use aqm_bsp::top::BoardRev;
 use aqm_golden::hw::{by_name, packet_rates, CoreKind, CORES};
@@ -35,9 +37,13 @@ struct Args {
     /// Where the builds go.
     #[arg(long, default_value = "build/bitstream")]
     out: PathBuf,
-    /// The ECP5 clock target, MHz.
-    #[arg(long, default_value_t = ECP5_CLOCK_MHZ, value_parser = mhz)]
-    freq: f64,
+    /// The clock target, MHz: of the ECP5 builds (default 150) or of --block (default 100).
+    #[arg(long, value_parser = mhz)]
+    freq: Option<f64>,
+    /// A block of a core alone (pie_core, pie_core$ingress, dualpi2_core$egress$link, ...) on the HX8K
+    /// between registers: its logic cells and Fmax. Repeatable; builds nothing else.
+    #[arg(long = "block", conflicts_with_all = ["area", "bench", "docs"])]
+    blocks: Vec<String>,
     /// The HX8K line cards' area block by block (synthesis only, no place and route).
     #[arg(long, conflicts_with = "bench")]
     area: bool,
@@ -85,6 +91,13 @@ fn run(args: &Args) -> Result<(), String> {
         return std::fs::write(path, aqm_protocol::markdown())
             .map_err(|e| format!("cannot write {path}: {e}"));
     }
+    if !args.blocks.is_empty() {
+        return block_table(
+            &args.blocks,
+            args.freq.unwrap_or(BLOCK_CLOCK_MHZ),
+            &args.out,
+        );
+    }
     let target = Target::parse(&args.target).expect("checked by the argument parser");
     let rev = BoardRev::parse(&args.rev).expect("checked by the argument parser");
     let known = target.designs();
@@ -119,7 +132,7 @@ fn run(args: &Args) -> Result<(), String> {
     for d in &designs {
         let r = match target {
             Target::Hx8k => build_report(by_name(d).expect("a known design"), rev, &args.out),
-            Target::Ecp5 => build_ecp5_report(d, &args.out, args.freq),
+            Target::Ecp5 => build_ecp5_report(d, &args.out, args.freq.unwrap_or(ECP5_CLOCK_MHZ)),
         };
         match r {
             Ok(r) => {
@@ -150,6 +163,38 @@ fn run(args: &Args) -> Result<(), String> {
     } else {
         Err(format!("failed: {}", failed.join(", ")))
     }
+}
+
+/// Each block alone at `mhz`: one row each (logic cells, the best Fmax of the seeds tried, the
+/// critical path's first and last cell), after every block is built.
+fn block_table(blocks: &[String], mhz: f64, out: &std::path::Path) -> Result<(), String> {
+    let mut s = String::from(
+        "| block | logic cells | block RAMs | best Fmax (MHz) | target (MHz) | critical path of the last run (first, last cell) |\n|---|---|---|---|---|---|\n",
+    );
+    for b in blocks {
+        let r = build_block(b, mhz, out)?;
+        let fmax = r
+            .pnr_runs
+            .iter()
+            .filter_map(|run| run.fmax.map(|f| f.0))
+            .fold(0.0, f64::max);
+        let cells: Vec<&str> = r
+            .critical_path
+            .iter()
+            .filter(|l| l.contains(" ns  "))
+            .filter_map(|l| l.split("ns  ").nth(1))
+            .collect();
+        let path = match (cells.first(), cells.last()) {
+            (Some(a), Some(b)) => format!("{a} -> {b}"),
+            _ => String::new(),
+        };
+        s.push_str(&format!(
+            "| {b} | {} | {} | {fmax:.1} | {mhz:.0} | {path} |\n",
+            r.lcs, r.brams
+        ));
+    }
+    println!("{s}");
+    Ok(())
 }
 
 /// One row per design: logic, block RAM, Fmax, the clock timed, the packets per clock measured on the
