@@ -124,16 +124,18 @@ pub struct PnrRun {
     pub seconds: f64,
 }
 
-/// How long one nextpnr run may take before it is stopped and the next seed is tried: 900 s, or the
+/// How long one nextpnr run may take before it is stopped and the next seed is tried: 600 s, or the
 /// seconds in `AQM_PNR_SECONDS`. Near a full device nextpnr-ice40's router time depends on the
-/// placement far more than on the design: cards that route in 4 to 11 minutes have also taken more than
-/// 20 with the next small change, and another seed then routes in the usual time.
+/// placement far more than on the design: cards that route in 3 to 7 minutes have also taken more than
+/// 20 with the next small change or seed (the DualPI2 card of 2026-12-05: the default seed did not
+/// finish in 900 s, seed 2 routed in 180 s beside the PIE card's route). 600 s is three times a usual
+/// route on a loaded 2-core machine, and three seeds stay within half an hour.
 pub fn pnr_limit() -> std::time::Duration {
     let secs = std::env::var("AQM_PNR_SECONDS")
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())
         .filter(|&n| n > 0)
-        .unwrap_or(900);
+        .unwrap_or(600);
     std::time::Duration::from_secs(secs)
 }
 
