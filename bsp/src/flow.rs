@@ -378,6 +378,15 @@ fn place_and_route(
     Ok(())
 }
 
+/// nextpnr-ice40 for the HX8K in the CB132 package with the pin file and the netlist named (in the
+/// directory it runs in), then `extra`.
+fn nextpnr_hx8k(pcf: &str, json: &str, extra: &[&str]) -> Command {
+    let mut cmd = Command::new("nextpnr-ice40");
+    cmd.args(["--hx8k", "--package", "cb132", "--pcf", pcf, "--json", json])
+        .args(extra);
+    cmd
+}
+
 fn create(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))
 }
@@ -466,22 +475,11 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
     r.area = ice40_area_by_block(&dir.join("top.v"), "top", BOARD_AREA_DEPTH)?;
     let freq = format!("{mhz}");
     let pnr = || {
-        let mut cmd = Command::new("nextpnr-ice40");
-        cmd.args([
-            "--hx8k",
-            "--package",
-            "cb132",
-            "--pcf",
+        nextpnr_hx8k(
             "top.pcf",
-            "--json",
             "top.json",
-            "--asc",
-            "top.asc",
-            "--freq",
-            &freq,
-            "--timing-allow-fail",
-        ]);
-        cmd
+            &["--asc", "top.asc", "--freq", &freq, "--timing-allow-fail"],
+        )
     };
     place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;
     run(
@@ -622,20 +620,11 @@ pub fn build_block(block: &str, mhz: f64, out: &Path) -> Result<FlowReport, Stri
     )?;
     let freq = format!("{mhz}");
     let pnr = || {
-        let mut cmd = Command::new("nextpnr-ice40");
-        cmd.args([
-            "--hx8k",
-            "--package",
-            "cb132",
-            "--pcf",
+        nextpnr_hx8k(
             "block.pcf",
-            "--json",
             "block.json",
-            "--freq",
-            &freq,
-            "--timing-allow-fail",
-        ]);
-        cmd
+            &["--freq", &freq, "--timing-allow-fail"],
+        )
     };
     place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;
     write(&dir.join("report.md"), &report_markdown(block, &r))?;
@@ -651,16 +640,7 @@ pub fn check_pins(core: &dyn CoreKind, rev: BoardRev, built: &Path) -> Result<u6
     write(&built.join(&pcf), &(board(core).top)(rev).pcf)?;
     let log = run(
         built,
-        Command::new("nextpnr-ice40").args([
-            "--hx8k",
-            "--package",
-            "cb132",
-            "--pcf",
-            &pcf,
-            "--json",
-            "top.json",
-            "--pack-only",
-        ]),
+        &mut nextpnr_hx8k(&pcf, "top.json", &["--pack-only"]),
         &format!("nextpnr-pack-{}.log", card_name(core, rev)),
     )?;
     let mut r = FlowReport::default();
