@@ -113,6 +113,17 @@ pub struct FlowReport {
     pub pnr_runs: Vec<PnrRun>,
 }
 
+impl FlowReport {
+    /// The best Fmax of the place-and-route attempts that finished (the lowest over the clocks of
+    /// each), MHz; 0 when none did.
+    pub fn best_fmax(&self) -> f64 {
+        self.pnr_runs
+            .iter()
+            .filter_map(|run| run.fmax.map(|f| f.0))
+            .fold(0.0, f64::max)
+    }
+}
+
 /// One place-and-route attempt.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PnrRun {
@@ -145,35 +156,20 @@ pub fn pnr_limit() -> std::time::Duration {
 /// routes with the next); the report lists every run.
 pub const PNR_SEEDS: [Option<u32>; 3] = [None, Some(2), Some(3)];
 
+/// Runs `cmd` in `dir` with its output (stdout and stderr) in `dir`/`log`; returns that output, or an
+/// error with its last lines when `cmd` cannot start or fails.
 fn run(dir: &Path, cmd: &mut Command, log: &str) -> Result<String, String> {
-    let out = cmd.current_dir(dir).output().map_err(|e| {
-        format!(
-            "cannot run {:?} ({e}); scripts/setup installs the toolchain",
-            cmd.get_program()
-        )
-    })?;
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    std::fs::write(dir.join(log), &text).map_err(|e| format!("cannot write {log}: {e}"))?;
-    if !out.status.success() {
-        let tail: Vec<&str> = text.lines().rev().take(15).collect();
-        return Err(format!(
-            "{:?} failed ({}); see {}:\n{}",
-            cmd.get_program(),
-            out.status,
-            dir.join(log).display(),
-            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-        ));
-    }
-    Ok(text)
+    // Without a limit the run is never stopped.
+    run_limited(dir, cmd, log, None).map(Option::unwrap_or_default)
 }
 
-/// [`run`] with a time limit: `Ok(None)` when `cmd` was still running after `limit` and was stopped.
+/// [`run`] with an optional time limit: `Ok(None)` when `cmd` was still running after `limit` and was
+/// stopped.
 fn run_limited(
     dir: &Path,
     cmd: &mut Command,
     log: &str,
-    limit: std::time::Duration,
+    limit: Option<std::time::Duration>,
 ) -> Result<Option<String>, String> {
     let path = dir.join(log);
     let out = std::fs::File::create(&path).map_err(|e| format!("cannot write {log}: {e}"))?;
@@ -195,7 +191,7 @@ fn run_limited(
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() >= limit => {
+            Ok(None) if limit.is_some_and(|l| started.elapsed() >= l) => {
                 let _ = child.kill();
                 let _ = child.wait();
                 return Ok(None);
@@ -204,7 +200,8 @@ fn run_limited(
             Err(e) => return Err(format!("waiting for {:?}: {e}", cmd.get_program())),
         }
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {log}: {e}"))?;
+    let bytes = std::fs::read(&path).map_err(|e| format!("cannot read {log}: {e}"))?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
     if !status.success() {
         let tail: Vec<&str> = text.lines().rev().take(15).collect();
         return Err(format!(
@@ -339,7 +336,7 @@ fn place_and_route(
             }
         };
         let t = Instant::now();
-        let log = run_limited(&r.dir.clone(), &mut c, &log_name, limit)?;
+        let log = run_limited(&r.dir.clone(), &mut c, &log_name, Some(limit))?;
         let seconds = t.elapsed().as_secs_f64();
         let Some(log) = log else {
             r.pnr_runs.push(PnrRun {
@@ -349,7 +346,6 @@ fn place_and_route(
             });
             continue;
         };
-        r.clocks.clear();
         parse_nextpnr(&log, target, r);
         let worst = r
             .clocks
@@ -971,7 +967,7 @@ mod tests {
     fn a_run_over_its_time_limit_is_stopped_and_one_within_it_gives_its_output() {
         let dir = std::env::temp_dir().join(format!("aqm-flow-limit-{}", std::process::id()));
         create(&dir).unwrap();
-        let limit = std::time::Duration::from_millis(500);
+        let limit = Some(std::time::Duration::from_millis(500));
         let t = Instant::now();
         let slow = run_limited(&dir, Command::new("sleep").arg("30"), "slow.log", limit);
         assert_eq!(slow, Ok(None));

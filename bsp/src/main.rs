@@ -173,11 +173,7 @@ fn block_table(blocks: &[String], mhz: f64, out: &std::path::Path) -> Result<(),
     );
     for b in blocks {
         let r = build_block(b, mhz, out)?;
-        let fmax = r
-            .pnr_runs
-            .iter()
-            .filter_map(|run| run.fmax.map(|f| f.0))
-            .fold(0.0, f64::max);
+        let fmax = r.best_fmax();
         let cells: Vec<&str> = r
             .critical_path
             .iter()
@@ -218,11 +214,7 @@ fn bench_table(target: Target, built: &[(String, FlowReport)]) -> Result<String,
             rate = (rate.0.min(p.ingress), rate.1.min(p.egress));
         }
         // The best seed's (the last run is the bitstream's, or the last tried when all missed).
-        let fmax = r
-            .pnr_runs
-            .iter()
-            .filter_map(|run| run.fmax.map(|f| f.0))
-            .fold(0.0, f64::max);
+        let fmax = r.best_fmax();
         let clock = r.clocks.iter().map(|c| c.target_mhz).fold(0.0, f64::max);
         s.push_str(&format!(
             "| {} | {name} | {} / {} | {} / {} | {fmax:.1} | {clock:.0} | {} | {:.2} / {:.2} | {:.1} / {:.1} | {:.0} |\n",
