@@ -1,4 +1,4 @@
-//! The ports every core has, declared once: both cores are the same block to the outside (the emit test
+//! The ports every core has and the wiring every core shares, declared once: both cores are the same block to the outside (the emit test
 //! `every_core_has_the_same_ports` holds them to it, and the Verilator bindings, the board tops and the
 //! formal harnesses rely on it). The meaning of each port, cycle by cycle, is on the contract pages
 //! (hdl/PIE-CORE.md, hdl/DUALPI2-CORE.md).
@@ -69,3 +69,82 @@ macro_rules! aqm_core {
     };
 }
 pub(crate) use aqm_core;
+
+/// The core's `update`, with the wiring every core shares put in front of the core's own statements:
+/// ```text
+/// core_logic! {
+///     impl Logic for Core {
+///         #[hdl_gen]
+///         fn update(&mut self) {
+///             clock!(self, clock, <the core's other blocks>);
+///             <the core's own statements>
+///         }
+///     }
+/// }
+/// ```
+/// Every core has the blocks `regs`, `ctrl`, `ingress`, `egress` and `prng` (clocked here) and wires
+/// them alike: the internal reset (`rst` or the registers' soft reset), the descriptor and verdict
+/// streams through the ingress, the egress stream through the egress, the register bus through the
+/// register file, the PRNG's seed from the registers, a PROB write into the controller, and the
+/// scheduling hints. The core's own statements wire the rest (`verdict_queue`, `out_queue` and
+/// `out_drop` among them). The attribute and `self` are the caller's tokens: `#[hdl_gen]` writes a
+/// `connect` whose `self` must be the one the statements use.
+macro_rules! core_logic {
+    (
+        impl $(<const $g:ident: u64>)? Logic for $name:ident $(<$g2:ident>)? {
+            $pound:tt $attr:tt
+            fn update(&mut $s:tt) {
+                clock!($s2:tt, clock $(, $blk:ident)*);
+                $($body:tt)*
+            }
+        }
+    ) => {
+        impl $(<const $g: u64>)? Logic for $name $(<$g2>)? {
+            $pound $attr
+            fn update(&mut $s) {
+                clock!($s, clock, regs, ctrl, ingress, egress, prng $(, $blk)*);
+                $s.rst_i.next = $s.rst.val() | $s.regs.soft_reset.val();
+                $s.regs.rst.next = $s.rst_i.val();
+                $s.ctrl.rst.next = $s.rst_i.val();
+                $s.ingress.rst.next = $s.rst_i.val();
+                $s.egress.rst.next = $s.rst_i.val();
+                $s.prng.rst.next = $s.rst_i.val();
+                $s.in_ready.next = $s.ingress.in_ready.val();
+                $s.ingress.in_valid.next = $s.in_valid.val();
+                $s.ingress.in_len.next = $s.in_len.val();
+                $s.ingress.in_ecn.next = $s.in_ecn.val();
+                $s.ingress.in_tag.next = $s.in_tag.val();
+                $s.ingress.clear_counters.next = $s.regs.clear_counters.val();
+                $s.verdict_valid.next = $s.ingress.verdict_valid.val();
+                $s.verdict_tag.next = $s.ingress.verdict_tag.val();
+                $s.verdict_code.next = $s.ingress.verdict_code.val();
+                $s.egress.out_ready.next = $s.out_ready.val();
+                $s.egress.clear_counters.next = $s.regs.clear_counters.val();
+                $s.out_valid.next = $s.egress.out_valid.val();
+                $s.out_len.next = $s.egress.out_len.val();
+                $s.out_ecn.next = $s.egress.out_ecn.val();
+                $s.out_tag.next = $s.egress.out_tag.val();
+                $s.out_sojourn.next = $s.egress.out_sojourn.val();
+                $s.prng.seed_we.next = $s.regs.seed_we.val();
+                $s.prng.seed.next = $s.regs.seed.val();
+                $s.ctrl.prob_we.next = $s.regs.prob_we.val();
+                $s.ctrl.prob_wdata.next = $s.regs.prob_wdata.val();
+                $s.regs.bus.addr.next = $s.reg_addr.val();
+                $s.regs.bus.wdata.next = $s.reg_wdata.val();
+                $s.regs.bus.we.next = $s.reg_we.val();
+                $s.regs.bus.re.next = $s.reg_re.val();
+                $s.regs.ctrl_busy.next = $s.ctrl.busy.val();
+                $s.regs.prng_state.next = $s.prng.state.val();
+                $s.regs.prob.next = $s.ctrl.prob.val();
+                $s.reg_rdata.next = $s.regs.bus.rdata.val();
+                $s.reg_rvalid.next = $s.regs.bus.rvalid.val();
+                $s.reg_err.next = $s.regs.bus.err.val();
+                $s.next_update.next = $s.ctrl.next_update.val();
+                $s.link_free.next = $s.egress.link_free.val();
+                $s.link_busy.next = $s.egress.link_busy.val();
+                $($body)*
+            }
+        }
+    };
+}
+pub(crate) use core_logic;

@@ -22,7 +22,7 @@ use super::egress::DualPi2Egress;
 use super::ingress::DualPi2Ingress;
 use super::params::DualPi2Params;
 use super::regs::DualPi2Regs;
-use crate::core_ports::aqm_core;
+use crate::core_ports::{aqm_core, core_logic};
 use crate::desc_queue::DescQueue;
 use crate::prng::Prng;
 use rust_hdl::prelude::*;
@@ -46,171 +46,134 @@ aqm_core! {
     }
 }
 
-impl Logic for DualPi2Core {
-    #[hdl_gen]
-    fn update(&mut self) {
-        clock!(self, clock, regs, params, ctrl, ingress, egress, queue_l, queue_c, prng);
-        self.rst_i.next = self.rst.val() | self.regs.soft_reset.val();
-        self.now40.next = self.now.val().get_bits::<40>(0);
-        self.regs.rst.next = self.rst_i.val();
-        self.params.rst.next = self.rst_i.val();
-        self.ctrl.rst.next = self.rst_i.val();
-        self.ingress.rst.next = self.rst_i.val();
-        self.egress.rst.next = self.rst_i.val();
-        self.queue_l.rst.next = self.rst_i.val();
-        self.queue_c.rst.next = self.rst_i.val();
-        self.prng.rst.next = self.rst_i.val();
-        self.regs.now40.next = self.now40.val();
-        self.ctrl.now40.next = self.now40.val();
-        self.ingress.now40.next = self.now40.val();
-        self.egress.now40.next = self.now40.val();
+core_logic! {
+    impl Logic for DualPi2Core {
+        #[hdl_gen]
+        fn update(&mut self) {
+            clock!(self, clock, params, queue_l, queue_c);
+            self.now40.next = self.now.val().get_bits::<40>(0);
+            self.params.rst.next = self.rst_i.val();
+            self.queue_l.rst.next = self.rst_i.val();
+            self.queue_c.rst.next = self.rst_i.val();
+            self.regs.now40.next = self.now40.val();
+            self.ctrl.now40.next = self.now40.val();
+            self.ingress.now40.next = self.now40.val();
+            self.egress.now40.next = self.now40.val();
 
-        // Ingress.
-        self.in_ready.next = self.ingress.in_ready.val();
-        self.ingress.in_valid.next = self.in_valid.val();
-        self.ingress.in_len.next = self.in_len.val();
-        self.ingress.in_ecn.next = self.in_ecn.val();
-        self.ingress.in_tag.next = self.in_tag.val();
-        self.ingress.ecn_mask.next = self.params.ecn_mask.val();
-        self.ingress.limit.next = self.params.limit.val();
-        self.ingress.byte_limit.next = self.params.byte_limit.val();
-        self.ingress.min_qlen_step.next = self.params.min_qlen_step.val();
-        self.ingress.cnt_l.next = self.queue_l.count.val();
-        self.ingress.cnt_c.next = self.queue_c.count.val();
-        self.ingress.pop_l.next = self.egress.pop_l.val();
-        self.ingress.pop_c.next = self.egress.pop_c.val();
-        self.ingress.pop_len.next = self.egress.pop_len.val();
-        self.ingress.clear_counters.next = self.regs.clear_counters.val();
-        self.verdict_valid.next = self.ingress.verdict_valid.val();
-        self.verdict_tag.next = self.ingress.verdict_tag.val();
-        self.verdict_code.next = self.ingress.verdict_code.val();
-        self.verdict_queue.next = self.ingress.verdict_queue.val();
+            // Ingress.
+            self.ingress.ecn_mask.next = self.params.ecn_mask.val();
+            self.ingress.limit.next = self.params.limit.val();
+            self.ingress.byte_limit.next = self.params.byte_limit.val();
+            self.ingress.min_qlen_step.next = self.params.min_qlen_step.val();
+            self.ingress.cnt_l.next = self.queue_l.count.val();
+            self.ingress.cnt_c.next = self.queue_c.count.val();
+            self.ingress.pop_l.next = self.egress.pop_l.val();
+            self.ingress.pop_c.next = self.egress.pop_c.val();
+            self.ingress.pop_len.next = self.egress.pop_len.val();
+            self.verdict_queue.next = self.ingress.verdict_queue.val();
 
-        // Queues and random generator.
-        self.queue_l.push.next = self.ingress.push_l.val();
-        self.queue_c.push.next = self.ingress.push_c.val();
-        self.queue_l.push_data.next = self.ingress.push_data.val();
-        self.queue_c.push_data.next = self.ingress.push_data.val();
-        self.queue_l.pop.next = self.egress.pop_l.val();
-        self.queue_c.pop.next = self.egress.pop_c.val();
-        self.prng.take.next = self.egress.rnd_take.val();
-        self.prng.seed_we.next = self.regs.seed_we.val();
-        self.prng.seed.next = self.regs.seed.val();
+            // Queues and random generator.
+            self.queue_l.push.next = self.ingress.push_l.val();
+            self.queue_c.push.next = self.ingress.push_c.val();
+            self.queue_l.push_data.next = self.ingress.push_data.val();
+            self.queue_c.push_data.next = self.ingress.push_data.val();
+            self.queue_l.pop.next = self.egress.pop_l.val();
+            self.queue_c.pop.next = self.egress.pop_c.val();
+            self.prng.take.next = self.egress.rnd_take.val();
 
-        // Egress.
-        self.egress.hv_l.next = self.queue_l.head_valid.val();
-        self.egress.head_l.next = self.queue_l.head_data.val();
-        self.egress.hv_c.next = self.queue_c.head_valid.val();
-        self.egress.head_c.next = self.queue_c.head_data.val();
-        self.egress.bytes_l.next = self.ingress.bytes_l.val();
-        self.egress.bytes_c.next = self.ingress.bytes_c.val();
-        self.egress.rnd_state.next = self.prng.state.val();
-        self.egress.prob.next = self.ctrl.prob.val();
-        self.egress.kp.next = self.ctrl.kp.val();
-        self.egress.overload.next = self.ctrl.overload.val();
-        self.egress.mtu.next = self.params.mtu.val();
-        self.egress.step_ns.next = self.params.step_ns.val();
-        self.egress.drop_overload.next = self.params.drop_overload.val();
-        self.egress.wc.next = self.params.wc.val();
-        self.egress.init_credit.next = self.params.init_credit.val();
-        self.egress.credit_commit.next = self.params.credit_commit.val();
-        self.egress.credit_load.next = self.params.commit_credit.val();
-        self.egress.link_bt.next = self.params.link_bt.val();
-        self.egress.clear_counters.next = self.regs.clear_counters.val();
-        self.egress.out_ready.next = self.out_ready.val();
-        self.out_valid.next = self.egress.out_valid.val();
-        self.out_len.next = self.egress.out_len.val();
-        self.out_ecn.next = self.egress.out_ecn.val();
-        self.out_tag.next = self.egress.out_tag.val();
-        self.out_sojourn.next = self.egress.out_sojourn.val();
-        self.out_queue.next = self.egress.out_queue.val();
-        self.out_drop.next = self.egress.out_drop.val();
+            // Egress.
+            self.egress.hv_l.next = self.queue_l.head_valid.val();
+            self.egress.head_l.next = self.queue_l.head_data.val();
+            self.egress.hv_c.next = self.queue_c.head_valid.val();
+            self.egress.head_c.next = self.queue_c.head_data.val();
+            self.egress.bytes_l.next = self.ingress.bytes_l.val();
+            self.egress.bytes_c.next = self.ingress.bytes_c.val();
+            self.egress.rnd_state.next = self.prng.state.val();
+            self.egress.prob.next = self.ctrl.prob.val();
+            self.egress.kp.next = self.ctrl.kp.val();
+            self.egress.overload.next = self.ctrl.overload.val();
+            self.egress.mtu.next = self.params.mtu.val();
+            self.egress.step_ns.next = self.params.step_ns.val();
+            self.egress.drop_overload.next = self.params.drop_overload.val();
+            self.egress.wc.next = self.params.wc.val();
+            self.egress.init_credit.next = self.params.init_credit.val();
+            self.egress.credit_commit.next = self.params.credit_commit.val();
+            self.egress.credit_load.next = self.params.commit_credit.val();
+            self.egress.link_bt.next = self.params.link_bt.val();
+            self.out_queue.next = self.egress.out_queue.val();
+            self.out_drop.next = self.egress.out_drop.val();
 
-        // Controller.
-        self.ctrl.hv_l.next = self.queue_l.head_valid.val();
-        self.ctrl.ts_l.next = self.queue_l.head_data.val().get_bits::<40>(34);
-        self.ctrl.hv_c.next = self.queue_c.head_valid.val();
-        self.ctrl.ts_c.next = self.queue_c.head_data.val().get_bits::<40>(34);
-        self.ctrl.target_ns.next = self.params.target_ns.val();
-        self.ctrl.tupdate_ns.next = self.params.tupdate_ns.val();
-        self.ctrl.alpha_i.next = self.params.alpha_i.val();
-        self.ctrl.beta_i.next = self.params.beta_i.val();
-        self.ctrl.drop_overload.next = self.params.drop_overload.val();
-        self.ctrl.k.next = self.params.k.val();
-        self.ctrl.cap.next = self.params.cap.val();
-        self.ctrl.prob_we.next = self.regs.prob_we.val();
-        self.ctrl.prob_wdata.next = self.regs.prob_wdata.val();
-        self.ctrl.k_commit.next = self.params.k_commit.val();
-        self.ctrl.tupdate_commit.next = self.params.tupdate_commit.val();
-        self.ctrl.commit_ns.next = self.params.commit_ns.val();
-        self.ctrl.clear_counters.next = self.regs.clear_counters.val();
+            // Controller.
+            self.ctrl.hv_l.next = self.queue_l.head_valid.val();
+            self.ctrl.ts_l.next = self.queue_l.head_data.val().get_bits::<40>(34);
+            self.ctrl.hv_c.next = self.queue_c.head_valid.val();
+            self.ctrl.ts_c.next = self.queue_c.head_data.val().get_bits::<40>(34);
+            self.ctrl.target_ns.next = self.params.target_ns.val();
+            self.ctrl.tupdate_ns.next = self.params.tupdate_ns.val();
+            self.ctrl.alpha_i.next = self.params.alpha_i.val();
+            self.ctrl.beta_i.next = self.params.beta_i.val();
+            self.ctrl.drop_overload.next = self.params.drop_overload.val();
+            self.ctrl.k.next = self.params.k.val();
+            self.ctrl.cap.next = self.params.cap.val();
+            self.ctrl.k_commit.next = self.params.k_commit.val();
+            self.ctrl.tupdate_commit.next = self.params.tupdate_commit.val();
+            self.ctrl.commit_ns.next = self.params.commit_ns.val();
+            self.ctrl.clear_counters.next = self.regs.clear_counters.val();
 
-        // Parameters and registers.
-        self.params.start.next = self.regs.param_start.val();
-        self.params.addr.next = self.regs.param_addr.val();
-        self.params.data.next = self.regs.param_data.val();
-        self.regs.param_busy.next = self.params.busy.val();
-        self.regs.bus.addr.next = self.reg_addr.val();
-        self.regs.bus.wdata.next = self.reg_wdata.val();
-        self.regs.bus.we.next = self.reg_we.val();
-        self.regs.bus.re.next = self.reg_re.val();
-        self.regs.target_us.next = self.params.target_us.val();
-        self.regs.tupdate_us.next = self.params.tupdate_us.val();
-        self.regs.alpha.next = self.params.alpha.val();
-        self.regs.beta.next = self.params.beta.val();
-        self.regs.k.next = self.params.k.val();
-        self.regs.step_us.next = self.params.step_us.val();
-        self.regs.min_qlen_step.next = self.params.min_qlen_step.val();
-        self.regs.ecn_mask.next = self.params.ecn_mask.val();
-        self.regs.drop_overload.next = self.params.drop_overload.val();
-        self.regs.limit.next = self.params.limit.val();
-        self.regs.mtu.next = self.params.mtu.val();
-        self.regs.wc.next = self.params.wc.val();
-        self.regs.link_bt.next = self.params.link_bt.val();
-        self.regs.ctrl_busy.next = self.ctrl.busy.val();
-        self.regs.prng_state.next = self.prng.state.val();
-        self.regs.prob.next = self.ctrl.prob.val();
-        self.regs.pkts_in_l.next = self.ingress.pkts_in_l.val();
-        self.regs.pkts_in_c.next = self.ingress.pkts_in_c.val();
-        self.regs.sent_pkts_l.next = self.egress.sent_pkts_l.val();
-        self.regs.sent_pkts_c.next = self.egress.sent_pkts_c.val();
-        self.regs.sent_bytes_l.next = self.egress.sent_bytes_l.val();
-        self.regs.sent_bytes_c.next = self.egress.sent_bytes_c.val();
-        self.regs.dropped_enq_l.next = self.ingress.dropped_l.val();
-        self.regs.dropped_enq_c.next = self.ingress.dropped_c.val();
-        self.regs.dropped_aqm_l.next = self.egress.dropped_l.val();
-        self.regs.dropped_aqm_c.next = self.egress.dropped_c.val();
-        self.regs.marked_l.next = self.egress.marked_l.val();
-        self.regs.marked_c.next = self.egress.marked_c.val();
-        self.regs.step_marks.next = self.egress.step_marks.val();
-        self.regs.overloads.next = self.egress.overloads.val();
-        self.regs.bytes_l.next = self.ingress.bytes_l.val();
-        self.regs.bytes_c.next = self.ingress.bytes_c.val();
-        self.regs.cnt_l.next = self.queue_l.count.val();
-        self.regs.cnt_c.next = self.queue_c.count.val();
-        self.regs.maxq.next = self.ingress.maxq.val();
-        self.regs.hv_l.next = self.queue_l.head_valid.val();
-        self.regs.ts_l.next = self.queue_l.head_data.val().get_bits::<40>(34);
-        self.regs.hv_c.next = self.queue_c.head_valid.val();
-        self.regs.ts_c.next = self.queue_c.head_data.val().get_bits::<40>(34);
-        self.regs.last_qdelay.next = self.ctrl.last_qdelay.val();
-        self.regs.credit.next = self.egress.credit.val();
-        self.regs.updates.next = self.ctrl.updates.val();
-        self.reg_rdata.next = self.regs.bus.rdata.val();
-        self.reg_rvalid.next = self.regs.bus.rvalid.val();
-        self.reg_err.next = self.regs.bus.err.val();
+            // Parameters and registers.
+            self.params.start.next = self.regs.param_start.val();
+            self.params.addr.next = self.regs.param_addr.val();
+            self.params.data.next = self.regs.param_data.val();
+            self.regs.param_busy.next = self.params.busy.val();
+            self.regs.target_us.next = self.params.target_us.val();
+            self.regs.tupdate_us.next = self.params.tupdate_us.val();
+            self.regs.alpha.next = self.params.alpha.val();
+            self.regs.beta.next = self.params.beta.val();
+            self.regs.k.next = self.params.k.val();
+            self.regs.step_us.next = self.params.step_us.val();
+            self.regs.min_qlen_step.next = self.params.min_qlen_step.val();
+            self.regs.ecn_mask.next = self.params.ecn_mask.val();
+            self.regs.drop_overload.next = self.params.drop_overload.val();
+            self.regs.limit.next = self.params.limit.val();
+            self.regs.mtu.next = self.params.mtu.val();
+            self.regs.wc.next = self.params.wc.val();
+            self.regs.link_bt.next = self.params.link_bt.val();
+            self.regs.pkts_in_l.next = self.ingress.pkts_in_l.val();
+            self.regs.pkts_in_c.next = self.ingress.pkts_in_c.val();
+            self.regs.sent_pkts_l.next = self.egress.sent_pkts_l.val();
+            self.regs.sent_pkts_c.next = self.egress.sent_pkts_c.val();
+            self.regs.sent_bytes_l.next = self.egress.sent_bytes_l.val();
+            self.regs.sent_bytes_c.next = self.egress.sent_bytes_c.val();
+            self.regs.dropped_enq_l.next = self.ingress.dropped_l.val();
+            self.regs.dropped_enq_c.next = self.ingress.dropped_c.val();
+            self.regs.dropped_aqm_l.next = self.egress.dropped_l.val();
+            self.regs.dropped_aqm_c.next = self.egress.dropped_c.val();
+            self.regs.marked_l.next = self.egress.marked_l.val();
+            self.regs.marked_c.next = self.egress.marked_c.val();
+            self.regs.step_marks.next = self.egress.step_marks.val();
+            self.regs.overloads.next = self.egress.overloads.val();
+            self.regs.bytes_l.next = self.ingress.bytes_l.val();
+            self.regs.bytes_c.next = self.ingress.bytes_c.val();
+            self.regs.cnt_l.next = self.queue_l.count.val();
+            self.regs.cnt_c.next = self.queue_c.count.val();
+            self.regs.maxq.next = self.ingress.maxq.val();
+            self.regs.hv_l.next = self.queue_l.head_valid.val();
+            self.regs.ts_l.next = self.queue_l.head_data.val().get_bits::<40>(34);
+            self.regs.hv_c.next = self.queue_c.head_valid.val();
+            self.regs.ts_c.next = self.queue_c.head_data.val().get_bits::<40>(34);
+            self.regs.last_qdelay.next = self.ctrl.last_qdelay.val();
+            self.regs.credit.next = self.egress.credit.val();
+            self.regs.updates.next = self.ctrl.updates.val();
 
-        self.idle.next = !self.rst_i.val()
-            & !self.ingress.busy.val()
-            & !self.egress.busy.val()
-            & !self.ctrl.busy.val()
-            & !self.ctrl.pending.val()
-            & !self.regs.prob_we.val()
-            & !self.params.busy.val()
-            & !self.regs.busy.val();
-        self.next_update.next = self.ctrl.next_update.val();
-        self.link_free.next = self.egress.link_free.val();
-        self.link_busy.next = self.egress.link_busy.val();
+            self.idle.next = !self.rst_i.val()
+                & !self.ingress.busy.val()
+                & !self.egress.busy.val()
+                & !self.ctrl.busy.val()
+                & !self.ctrl.pending.val()
+                & !self.regs.prob_we.val()
+                & !self.params.busy.val()
+                & !self.regs.busy.val();
+        }
     }
 }
 

@@ -21,7 +21,7 @@ use super::controller::PieController;
 use super::egress::PieEgress;
 use super::ingress::PieIngress;
 use super::regs::PieRegs;
-use crate::core_ports::aqm_core;
+use crate::core_ports::{aqm_core, core_logic};
 use crate::head_queue::HeadQueue;
 use crate::prng::Prng;
 use rust_hdl::prelude::*;
@@ -49,121 +49,84 @@ aqm_core! {
     }
 }
 
-impl<const BM: u64> Logic for PieCore<BM> {
-    #[hdl_gen]
-    fn update(&mut self) {
-        clock!(self, clock, regs, ctrl, ingress, egress, queue, prng);
-        self.rst_i.next = self.rst.val() | self.regs.soft_reset.val();
-        self.regs.rst.next = self.rst_i.val();
-        self.ctrl.rst.next = self.rst_i.val();
-        self.ingress.rst.next = self.rst_i.val();
-        self.egress.rst.next = self.rst_i.val();
-        self.queue.rst.next = self.rst_i.val();
-        self.prng.rst.next = self.rst_i.val();
-        self.ctrl.now.next = self.now.val();
-        self.ingress.now.next = self.now.val();
-        self.egress.now.next = self.now.val();
+core_logic! {
+    impl<const BM: u64> Logic for PieCore<BM> {
+        #[hdl_gen]
+        fn update(&mut self) {
+            clock!(self, clock, queue);
+            self.queue.rst.next = self.rst_i.val();
+            self.ctrl.now.next = self.now.val();
+            self.ingress.now.next = self.now.val();
+            self.egress.now.next = self.now.val();
 
-        // Ingress.
-        self.in_ready.next = self.ingress.in_ready.val();
-        self.ingress.in_valid.next = self.in_valid.val();
-        self.ingress.in_len.next = self.in_len.val();
-        self.ingress.in_ecn.next = self.in_ecn.val();
-        self.ingress.in_tag.next = self.in_tag.val();
-        self.ingress.prob.next = self.ctrl.prob.val();
-        self.ingress.prob_lt20.next = self.ctrl.prob_lt20.val();
-        self.ingress.prob_le10.next = self.ctrl.prob_le10.val();
-        self.ingress.ppb.next = self.ctrl.ppb.val();
-        self.ingress.burst.next = self.egress.burst.val();
-        self.ingress.qdelay.next = self.egress.qdelay.val();
-        self.ingress.target_half.next = self.regs.target_half.val();
-        self.ingress.ecn_en.next = self.regs.ecn.val();
-        self.ingress.bytemode.next = self.regs.bytemode.val();
-        self.ingress.mtu.next = self.regs.mtu.val();
-        self.ingress.limit.next = self.regs.limit.val();
-        self.ingress.count.next = self.queue.count.val();
-        self.ingress.deq_valid.next = self.egress.deq_valid.val();
-        self.ingress.deq_len.next = self.egress.deq_len.val();
-        self.ingress.rnd.next = self.prng.word.val();
-        self.ingress.acc_clear.next = self.ctrl.burst_reset.val();
-        self.ingress.clear_counters.next = self.regs.clear_counters.val();
-        self.verdict_valid.next = self.ingress.verdict_valid.val();
-        self.verdict_tag.next = self.ingress.verdict_tag.val();
-        self.verdict_code.next = self.ingress.verdict_code.val();
-        self.verdict_queue.next = false;
+            // Ingress.
+            self.ingress.prob.next = self.ctrl.prob.val();
+            self.ingress.prob_lt20.next = self.ctrl.prob_lt20.val();
+            self.ingress.prob_le10.next = self.ctrl.prob_le10.val();
+            self.ingress.ppb.next = self.ctrl.ppb.val();
+            self.ingress.burst.next = self.egress.burst.val();
+            self.ingress.qdelay.next = self.egress.qdelay.val();
+            self.ingress.target_half.next = self.regs.target_half.val();
+            self.ingress.ecn_en.next = self.regs.ecn.val();
+            self.ingress.bytemode.next = self.regs.bytemode.val();
+            self.ingress.mtu.next = self.regs.mtu.val();
+            self.ingress.limit.next = self.regs.limit.val();
+            self.ingress.count.next = self.queue.count.val();
+            self.ingress.deq_valid.next = self.egress.deq_valid.val();
+            self.ingress.deq_len.next = self.egress.deq_len.val();
+            self.ingress.rnd.next = self.prng.word.val();
+            self.ingress.acc_clear.next = self.ctrl.burst_reset.val();
+            self.verdict_queue.next = false;
 
-        // Queue and random generator.
-        self.queue.push.next = self.ingress.push.val();
-        self.queue.push_data.next = self.ingress.push_data.val();
-        self.queue.pop.next = self.egress.pop.val();
-        self.prng.take.next = self.ingress.rnd_take.val();
-        self.prng.seed_we.next = self.regs.seed_we.val();
-        self.prng.seed.next = self.regs.seed.val();
+            // Queue and random generator.
+            self.queue.push.next = self.ingress.push.val();
+            self.queue.push_data.next = self.ingress.push_data.val();
+            self.queue.pop.next = self.egress.pop.val();
+            self.prng.take.next = self.ingress.rnd_take.val();
 
-        // Egress.
-        self.egress.head_valid.next = self.queue.head_valid.val();
-        self.egress.head_data.next = self.queue.head_data.val();
-        self.egress.count.next = self.queue.count.val();
-        self.egress.out_ready.next = self.out_ready.val();
-        self.egress.link_bt.next = self.regs.link_bt.val();
-        self.egress.max_burst.next = self.regs.max_burst.val();
-        self.egress.burst_reset.next = self.ctrl.burst_reset.val();
-        self.egress.clear_counters.next = self.regs.clear_counters.val();
-        self.out_valid.next = self.egress.out_valid.val();
-        self.out_len.next = self.egress.out_len.val();
-        self.out_ecn.next = self.egress.out_ecn.val();
-        self.out_tag.next = self.egress.out_tag.val();
-        self.out_sojourn.next = self.egress.out_sojourn.val();
-        self.out_queue.next = false;
-        self.out_drop.next = false;
+            // Egress.
+            self.egress.head_valid.next = self.queue.head_valid.val();
+            self.egress.head_data.next = self.queue.head_data.val();
+            self.egress.count.next = self.queue.count.val();
+            self.egress.link_bt.next = self.regs.link_bt.val();
+            self.egress.max_burst.next = self.regs.max_burst.val();
+            self.egress.burst_reset.next = self.ctrl.burst_reset.val();
+            self.out_queue.next = false;
+            self.out_drop.next = false;
 
-        // Controller.
-        self.ctrl.qdelay.next = self.egress.qdelay.val();
-        self.ctrl.backlog.next = self.ingress.backlog.val();
-        self.ctrl.target.next = self.regs.target_ticks.val();
-        self.ctrl.target_half.next = self.regs.target_half.val();
-        self.ctrl.alpha.next = self.regs.alpha.val();
-        self.ctrl.beta.next = self.regs.beta.val();
-        self.ctrl.tupdate.next = self.regs.tupdate_ns.val();
-        self.ctrl.mtu.next = self.regs.mtu.val();
-        self.ctrl.prob_we.next = self.regs.prob_we.val();
-        self.ctrl.prob_wdata.next = self.regs.prob_wdata.val();
-        self.ctrl.mtu_we.next = self.regs.mtu_we.val();
+            // Controller.
+            self.ctrl.qdelay.next = self.egress.qdelay.val();
+            self.ctrl.backlog.next = self.ingress.backlog.val();
+            self.ctrl.target.next = self.regs.target_ticks.val();
+            self.ctrl.target_half.next = self.regs.target_half.val();
+            self.ctrl.alpha.next = self.regs.alpha.val();
+            self.ctrl.beta.next = self.regs.beta.val();
+            self.ctrl.tupdate.next = self.regs.tupdate_ns.val();
+            self.ctrl.mtu.next = self.regs.mtu.val();
+            self.ctrl.mtu_we.next = self.regs.mtu_we.val();
 
-        // Registers.
-        self.regs.bus.addr.next = self.reg_addr.val();
-        self.regs.bus.wdata.next = self.reg_wdata.val();
-        self.regs.bus.we.next = self.reg_we.val();
-        self.regs.bus.re.next = self.reg_re.val();
-        self.regs.ctrl_busy.next = self.ctrl.busy.val();
-        self.regs.pkts_in.next = self.ingress.pkts_in.val();
-        self.regs.sent_pkts.next = self.egress.sent_pkts.val();
-        self.regs.sent_bytes.next = self.egress.sent_bytes.val();
-        self.regs.dropped.next = self.ingress.dropped.val();
-        self.regs.overlimit.next = self.ingress.overlimit.val();
-        self.regs.marked.next = self.ingress.marked.val();
-        self.regs.backlog_bytes.next = self.ingress.backlog.val();
-        self.regs.backlog_pkts.next = self.queue.count.val();
-        self.regs.maxq.next = self.ingress.maxq.val();
-        self.regs.qdelay.next = self.egress.qdelay.val();
-        self.regs.acc.next = self.ingress.acc.val();
-        self.regs.burst.next = self.egress.burst.val();
-        self.regs.prob.next = self.ctrl.prob.val();
-        self.regs.prng_state.next = self.prng.state.val();
-        self.reg_rdata.next = self.regs.bus.rdata.val();
-        self.reg_rvalid.next = self.regs.bus.rvalid.val();
-        self.reg_err.next = self.regs.bus.err.val();
+            // Registers.
+            self.regs.pkts_in.next = self.ingress.pkts_in.val();
+            self.regs.sent_pkts.next = self.egress.sent_pkts.val();
+            self.regs.sent_bytes.next = self.egress.sent_bytes.val();
+            self.regs.dropped.next = self.ingress.dropped.val();
+            self.regs.overlimit.next = self.ingress.overlimit.val();
+            self.regs.marked.next = self.ingress.marked.val();
+            self.regs.backlog_bytes.next = self.ingress.backlog.val();
+            self.regs.backlog_pkts.next = self.queue.count.val();
+            self.regs.maxq.next = self.ingress.maxq.val();
+            self.regs.qdelay.next = self.egress.qdelay.val();
+            self.regs.acc.next = self.ingress.acc.val();
+            self.regs.burst.next = self.egress.burst.val();
 
-        // An entry on its way to the queue's head (queued, no head yet) is work in flight.
-        self.idle.next = !self.ingress.busy.val()
-            & !self.egress.busy.val()
-            & !(self.queue.count.val().any() & !self.queue.head_valid.val())
-            & !self.ctrl.busy.val()
-            & !self.ctrl.pending.val()
-            & !self.regs.soft_reset.val();
-        self.next_update.next = self.ctrl.next_update.val();
-        self.link_free.next = self.egress.link_free.val();
-        self.link_busy.next = self.egress.link_busy.val();
+            // An entry on its way to the queue's head (queued, no head yet) is work in flight.
+            self.idle.next = !self.ingress.busy.val()
+                & !self.egress.busy.val()
+                & !(self.queue.count.val().any() & !self.queue.head_valid.val())
+                & !self.ctrl.busy.val()
+                & !self.ctrl.pending.val()
+                & !self.regs.soft_reset.val();
+        }
     }
 }
 
