@@ -17,7 +17,7 @@
 //! `set` changes parameters for what follows and applies no cap by itself: with drop_overload off, the
 //! next update caps p' at MAX / k. `elapse` is PIE's and is rejected.
 
-use super::{u32_value, EnqueueLine, Replayer};
+use super::{flag_value, set_fields, u32_value, EnqueueLine, Replayer};
 use crate::dualpi2::classify::classify;
 use crate::dualpi2::consts::{MAX_PROB, NS_PER_US};
 use crate::dualpi2::controller::update;
@@ -47,36 +47,25 @@ impl DualPi2Replay {
 impl Replayer for DualPi2Replay {
     fn set(&mut self, key: &str, value: u64) -> Result<(), String> {
         let mut p = self.params;
-        match key {
-            "target_us" => p.target_us = u32_value(key, value)?,
-            "tupdate_us" => p.tupdate_us = u32_value(key, value)?,
-            "alpha" => p.alpha = u32_value(key, value)?,
-            "beta" => p.beta = u32_value(key, value)?,
-            "k" => p.k = u32_value(key, value)?,
-            "step_us" => p.step_us = u32_value(key, value)?,
-            "ecn_mask" => p.ecn_mask = u32_value(key, value)?,
-            "mtu" => p.mtu = u32_value(key, value)?,
-            "drop_overload" => {
-                if value > 1 {
-                    return Err(format!("{key} = {value}: expected 0 or 1"));
+        match set_fields!(p, key, value; target_us, tupdate_us, alpha, beta, k, step_us, ecn_mask, mtu; drop_overload) {
+            Some(r) => r?,
+            None => match key {
+                "prob" => {
+                    if value > MAX_PROB as u64 {
+                        return Err(format!(
+                            "prob = {value:#x}: expected at most {MAX_PROB:#x} (100 %)"
+                        ));
+                    }
+                    self.vars.prob = value as u32;
+                    return Ok(());
                 }
-                p.drop_overload = value == 1;
-            }
-            "prob" => {
-                if value > MAX_PROB as u64 {
+                _ => {
                     return Err(format!(
-                        "prob = {value:#x}: expected at most {MAX_PROB:#x} (100 %)"
-                    ));
+                        "unknown dualpi2 parameter {key:?}: expected target_us, tupdate_us, alpha, beta, \
+                         k, step_us, ecn_mask, drop_overload, mtu or prob"
+                    ))
                 }
-                self.vars.prob = value as u32;
-                return Ok(());
-            }
-            _ => {
-                return Err(format!(
-                    "unknown dualpi2 parameter {key:?}: expected target_us, tupdate_us, alpha, beta, k, \
-                     step_us, ecn_mask, drop_overload, mtu or prob"
-                ))
-            }
+            },
         }
         p.validate().map_err(|e| e.to_string())?;
         self.params = p;

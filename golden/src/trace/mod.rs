@@ -177,6 +177,28 @@ fn u32_value(key: &str, v: u64) -> Result<u32, String> {
     u32::try_from(v).map_err(|_| format!("{key} = {v}: expected at most {}", u32::MAX))
 }
 
+/// A `set` value for an on/off parameter.
+fn flag_value(key: &str, v: u64) -> Result<bool, String> {
+    match v {
+        0 | 1 => Ok(v == 1),
+        _ => Err(format!("{key} = {v}: expected 0 or 1")),
+    }
+}
+
+/// `set_fields!(params, key, value; u32 fields; flag fields)`: sets the field of `params` that `key`
+/// names (a trace key is the field's name) and gives `Some(result)`, or `None` if no field has that
+/// name.
+macro_rules! set_fields {
+    ($p:ident, $key:ident, $value:ident; $($u:ident),*; $($f:ident),*) => {
+        match $key {
+            $(stringify!($u) => Some(u32_value($key, $value).map(|v| $p.$u = v)),)*
+            $(stringify!($f) => Some(flag_value($key, $value).map(|v| $p.$f = v)),)*
+            _ => None,
+        }
+    };
+}
+use set_fields;
+
 /// An AQM that can replay traces.
 trait Replayer {
     fn set(&mut self, key: &str, value: u64) -> Result<(), String>;

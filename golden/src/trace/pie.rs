@@ -1,6 +1,6 @@
 //! Replaying a trace through the golden PIE functions.
 
-use super::{u32_value, EnqueueLine, Replayer};
+use super::{flag_value, set_fields, u32_value, EnqueueLine, Replayer};
 use crate::pie::consts::{us_to_ticks, MAX_PROB};
 use crate::pie::controller::update;
 use crate::pie::enqueue::{decide, QueueView, Verdict};
@@ -27,47 +27,31 @@ impl PieReplay {
 impl Replayer for PieReplay {
     fn set(&mut self, key: &str, value: u64) -> Result<(), String> {
         let mut p = self.params;
-        match key {
-            "target_us" => p.target_us = u32_value(key, value)?,
-            "tupdate_us" => p.tupdate_us = u32_value(key, value)?,
-            "alpha" => p.alpha = u32_value(key, value)?,
-            "beta" => p.beta = u32_value(key, value)?,
-            "limit" => p.limit = u32_value(key, value)?,
-            "mtu" => p.mtu = u32_value(key, value)?,
-            "ecn" | "bytemode" => {
-                if value > 1 {
-                    return Err(format!("{key} = {value}: expected 0 or 1"));
+        match set_fields!(p, key, value; target_us, tupdate_us, alpha, beta, limit, mtu; ecn, bytemode) {
+            Some(r) => r?,
+            None => match key {
+                "burst_us" => p.max_burst_us = u32_value(key, value)?,
+                "prob" => {
+                    if value > MAX_PROB {
+                        return Err(format!("prob = {value:#x}: expected at most {MAX_PROB:#x} (100 %)"));
+                    }
+                    self.vars.prob = value;
+                    return Ok(());
                 }
-                if key == "ecn" {
-                    p.ecn = value == 1;
-                } else {
-                    p.bytemode = value == 1;
+                _ => {
+                    return Err(format!(
+                        "unknown pie parameter {key:?}: expected target_us, tupdate_us, alpha, beta, limit, \
+                         ecn, bytemode, mtu, prob or burst_us"
+                    ))
                 }
-            }
-            "burst_us" => {
-                p.max_burst_us = u32_value(key, value)?;
-                p.validate().map_err(|e| e.to_string())?;
-                self.params = p;
-                // The allowance left now, and the one a new measurement cycle grants.
-                self.vars.burst_time = p.max_burst_ticks();
-                return Ok(());
-            }
-            "prob" => {
-                if value > MAX_PROB {
-                    return Err(format!("prob = {value:#x}: expected at most {MAX_PROB:#x} (100 %)"));
-                }
-                self.vars.prob = value;
-                return Ok(());
-            }
-            _ => {
-                return Err(format!(
-                    "unknown pie parameter {key:?}: expected target_us, tupdate_us, alpha, beta, limit, ecn, \
-                     bytemode, mtu, prob or burst_us"
-                ))
-            }
+            },
         }
         p.validate().map_err(|e| e.to_string())?;
         self.params = p;
+        if key == "burst_us" {
+            // The allowance left now, and the one a new measurement cycle grants.
+            self.vars.burst_time = p.max_burst_ticks();
+        }
         Ok(())
     }
 
