@@ -268,6 +268,14 @@ const MODELS: &[(&str, Model)] = &[("golden", golden), ("rust-hdl", rust_hdl)];
 
 type Bench = aqm_golden::hw::bench::Bench<Box<dyn ClockedCore>>;
 
+/// Runs `test` on a bench of each model, fresh from reset; a failure is preceded by the model's name.
+fn on_each_model(test: impl Fn(&mut Bench)) {
+    for &(name, model) in MODELS {
+        eprintln!("on the {name} model");
+        test(&mut Bench::after_reset(model(), 0));
+    }
+}
+
 /// PIE's own steps.
 trait PieBench {
     fn write_prob(&mut self, p: u64) -> u64;
@@ -289,11 +297,9 @@ impl PieBench for Bench {
 
 #[test]
 fn verdicts_come_verdict_latency_cycles_after_acceptance_one_per_clock() {
-    for &(name, model) in MODELS {
-        eprintln!("on the {name} model");
+    on_each_model(|b| {
         // Back to back: in_ready stays high, each verdict VERDICT_LATENCY cycles after its acceptance; the
         // verdict ports are zero between verdicts.
-        let mut b = Bench::after_reset(model(), 0);
         b.settle();
         b.i.in_valid = true;
         b.i.in_len = 100;
@@ -315,14 +321,12 @@ fn verdicts_come_verdict_latency_cycles_after_acceptance_one_per_clock() {
             .map(|k| (a + k + VERDICT_LATENCY, k as u16, 0))
             .collect();
         assert_eq!(seen, want);
-    }
+    });
 }
 
 #[test]
 fn a_bytemode_packet_holds_p0_for_bytemode_hold_cycles() {
-    for &(name, model) in MODELS {
-        eprintln!("on the {name} model");
-        let mut b = Bench::after_reset(model(), 0);
+    on_each_model(|b| {
         b.set(addr::BYTEMODE, 1);
         let a = b.offer(DEFAULT_PARAMS.mtu as u16, Ecn::NotEct, 7);
         // in_ready low from a+1 to a+BYTEMODE_HOLD-1, high again in a+BYTEMODE_HOLD.
@@ -357,14 +361,12 @@ fn a_bytemode_packet_holds_p0_for_bytemode_hold_cycles() {
         b.settle();
         let a = b.offer(DEFAULT_PARAMS.mtu as u16 + 1, Ecn::NotEct, 9);
         assert_eq!(b.next_verdict(), (a + VERDICT_LATENCY, 9, 0));
-    }
+    });
 }
 
 #[test]
 fn an_enqueued_packet_reaches_the_head_three_cycles_after_its_push_and_is_not_idle_on_its_way() {
-    for &(name, model) in MODELS {
-        eprintln!("on the {name} model");
-        let mut b = Bench::after_reset(model(), 0);
+    on_each_model(|b| {
         b.dt = 10;
         b.settle();
         b.i.out_ready = true;
@@ -393,14 +395,12 @@ fn an_enqueued_packet_reaches_the_head_three_cycles_after_its_push_and_is_not_id
         let (c, tag, sojourn, now) = dep.unwrap();
         assert_eq!((c, tag), (a + VERDICT_LATENCY + 2, 5));
         assert_eq!(sojourn, now - push_now);
-    }
+    });
 }
 
 #[test]
 fn a_departure_counts_two_cycles_later_and_the_link_model_takes_tx_cycles() {
-    for &(name, model) in MODELS {
-        eprintln!("on the {name} model");
-        let mut b = Bench::after_reset(model(), 0);
+    on_each_model(|b| {
         b.set(addr::LINK_BYTE_TIME, 256 * 3); // 3 ns per byte
         b.i.now = 1_000;
         b.offer(100, Ecn::NotEct, 1);
@@ -446,14 +446,12 @@ fn a_departure_counts_two_cycles_later_and_the_link_model_takes_tx_cycles() {
         assert!(!o.link_busy && o.out_valid && o.out_tag == 2);
         b.i.now = 1_350;
         assert_eq!(b.out().out_sojourn, 300, "departs at link_free, not at now");
-    }
+    });
 }
 
 #[test]
 fn a_controller_update_commits_update_cycles_after_it_fires() {
-    for &(name, model) in MODELS {
-        eprintln!("on the {name} model");
-        let mut b = Bench::after_reset(model(), 0);
+    on_each_model(|b| {
         assert_eq!(b.out().next_update, FIRST_UPDATE_NS);
         let half = MAX_PROB / 2;
         b.write_prob(half);
@@ -493,7 +491,7 @@ fn a_controller_update_commits_update_cycles_after_it_fires() {
         };
         update(&mut v, &PieParams::default(), 0);
         assert_eq!(probs[at(t + UPDATE_CYCLES + 1)], v.prob as u32);
-    }
+    });
 }
 
 #[test]
@@ -531,9 +529,7 @@ fn a_prob_write_is_recomputed_in_recompute_cycles_and_refused_while_the_controll
 
 #[test]
 fn an_mtu_write_recomputes_prob_over_mtu_from_the_cycle_after() {
-    for &(name, model) in MODELS {
-        eprintln!("on the {name} model");
-        let mut b = Bench::after_reset(model(), 0);
+    on_each_model(|b| {
         b.write_prob(MAX_PROB / 4);
         b.settle();
         let w = b.write(addr::MTU, 1000);
@@ -556,14 +552,12 @@ fn an_mtu_write_recomputes_prob_over_mtu_from_the_cycle_after() {
         assert_eq!(busy.first(), Some(&(w + 3)));
         assert_eq!(busy.last(), Some(&(w + 2 + RECOMPUTE_CYCLES)));
         assert_eq!(busy.len() as u64, RECOMPUTE_CYCLES);
-    }
+    });
 }
 
 #[test]
 fn register_write_and_read_timing() {
-    for &(name, model) in MODELS {
-        eprintln!("on the {name} model");
-        let mut b = Bench::after_reset(model(), 0);
+    on_each_model(|b| {
         let w = b.write(addr::LIMIT, 77);
         // A read in w+1 still sees the old value; from w+2 the new one.
         assert_eq!(b.read(addr::LIMIT).0, DEFAULT_PARAMS.limit);
@@ -591,14 +585,12 @@ fn register_write_and_read_timing() {
         b.read(addr::PROB_LO);
         assert_eq!(b.read(addr::SEED_HI).0, 0x00AB_CDEF);
         assert_eq!(b.read(addr::CAPACITY).0, CAPACITY);
-    }
+    });
 }
 
 #[test]
 fn control_reset_resets_in_the_cycle_after_it_is_applied() {
-    for &(name, model) in MODELS {
-        eprintln!("on the {name} model");
-        let mut b = Bench::after_reset(model(), 0);
+    on_each_model(|b| {
         b.set(addr::LIMIT, 77);
         b.i.now = 1_000;
         let w = b.write(addr::CONTROL, 1);
@@ -608,14 +600,12 @@ fn control_reset_resets_in_the_cycle_after_it_is_applied() {
         assert_eq!(b.out().next_update, 1_000 + FIRST_UPDATE_NS);
         assert_eq!(b.read(addr::LIMIT).0, DEFAULT_PARAMS.limit);
         assert_eq!(b.read(addr::BURST).0, 2_343_750);
-    }
+    });
 }
 
 #[test]
 fn back_to_back_departures_drain_the_burst_allowance_in_d2() {
-    for &(name, model) in MODELS {
-        eprintln!("on the {name} model");
-        let mut b = Bench::after_reset(model(), 0);
+    on_each_model(|b| {
         b.offer(100, Ecn::NotEct, 1);
         b.offer(100, Ecn::NotEct, 2);
         b.settle();
@@ -641,7 +631,7 @@ fn back_to_back_departures_drain_the_burst_allowance_in_d2() {
         // The first departure after reset has no previous one (dtime 0); the second's D2 is c+3.
         assert_eq!(burst[..4], [burst0; 4]);
         assert_eq!(burst[4..], [burst0 - 10; 4]);
-    }
+    });
 }
 
 /// The model's own latency accessor (what the event driver and the host use) says the same.
@@ -668,9 +658,7 @@ fn the_models_verdict_latency_accessor_agrees() {
 
 #[test]
 fn a_firing_while_the_controller_runs_waits_for_it_and_tupdate_does_not_rearm() {
-    for &(name, model) in MODELS {
-        eprintln!("on the {name} model");
-        let mut b = Bench::after_reset(model(), 0);
+    on_each_model(|b| {
         // A TUPDATE_US write leaves next_update where it is.
         b.set(addr::TUPDATE_US, 1_000);
         assert_eq!(b.out().next_update, FIRST_UPDATE_NS);
@@ -691,14 +679,12 @@ fn a_firing_while_the_controller_runs_waits_for_it_and_tupdate_does_not_rearm() 
             moved,
             Some((w + 3 + RECOMPUTE_CYCLES, FIRST_UPDATE_NS + 1_000_000))
         );
-    }
+    });
 }
 
 #[test]
 fn control_bit_1_clears_the_counters_at_the_edge_that_applies_it() {
-    for &(name, model) in MODELS {
-        eprintln!("on the {name} model");
-        let mut b = Bench::after_reset(model(), 0);
+    on_each_model(|b| {
         b.offer(100, Ecn::NotEct, 1);
         b.settle();
         assert_eq!(b.read(addr::PKTS_IN).0, 1);
@@ -706,14 +692,12 @@ fn control_bit_1_clears_the_counters_at_the_edge_that_applies_it() {
         assert_eq!(b.read(addr::PKTS_IN).0, 1, "cycle w+1");
         assert_eq!(b.read(addr::PKTS_IN).0, 0, "cycle w+2");
         assert_eq!(b.read(addr::BACKLOG_PKTS).0, 1, "state is not cleared");
-    }
+    });
 }
 
 #[test]
 fn a_previous_departure_older_than_2_to_the_38_ns_drains_the_whole_allowance() {
-    for &(name, model) in MODELS {
-        eprintln!("on the {name} model");
-        let mut b = Bench::after_reset(model(), 0);
+    on_each_model(|b| {
         b.offer(100, Ecn::NotEct, 1);
         b.offer(100, Ecn::NotEct, 2);
         b.settle();
@@ -732,5 +716,5 @@ fn a_previous_departure_older_than_2_to_the_38_ns_drains_the_whole_allowance() {
         b.i.out_ready = false;
         b.clks(2);
         assert_eq!(b.read(addr::BURST).0, 0);
-    }
+    });
 }
