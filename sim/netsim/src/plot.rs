@@ -361,19 +361,7 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
     };
     // Sweeps: medians against the swept value.
     if let Some(sweep) = &report.scenario.sweep {
-        let x_label = if sweep.rate.is_some() {
-            "bottleneck rate (Mbit/s)"
-        } else if sweep.flows.is_some() {
-            "long flows"
-        } else if sweep.duration.is_some() {
-            "duration (s)"
-        } else if sweep.port_bytes.is_some() {
-            "port buffer (MB)"
-        } else if sweep.tunnel.is_some() {
-            "tunnel (0 off, 1 on)"
-        } else {
-            "nominal RTT (ms)"
-        };
+        let x_label = sweep.axis_label();
         for (col, y_label, file) in [
             (
                 "probe_p99_ms",
@@ -473,7 +461,7 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<String>, Error> {
     let sc = &report.scenario;
     let wants_bars = sc.downstream.is_some()
         || sc.tunnel
-        || sc.sweep.as_ref().is_some_and(|s| s.tunnel.is_some());
+        || matches!(sc.sweep, Some(crate::scenario::Sweep::Tunnel(_)));
     for (point, _) in points.iter().filter(|_| wants_bars) {
         let (suffix, title_point) = point_labels(point);
         let probe = report

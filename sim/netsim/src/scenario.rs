@@ -139,26 +139,45 @@ pub enum FlowGroup {
     },
 }
 
-/// One dimension to sweep; exactly one field is set.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Sweep {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate: Option<Vec<Rate>>,
+/// One dimension to sweep, `[sweep] rtt = ["20ms", "50ms"]`: a table with exactly one of these keys.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sweep {
+    Rate(Vec<Rate>),
     /// Number of flows of every bulk group.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flows: Option<Vec<u32>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duration: Option<Vec<Duration>>,
+    Flows(Vec<u32>),
+    Duration(Vec<Duration>),
     /// The nominal RTT (and that of every group).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rtt: Option<Vec<Duration>>,
+    Rtt(Vec<Duration>),
     /// The downstream port's FIFO size in bytes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub port_bytes: Option<Vec<u64>>,
+    PortBytes(Vec<u64>),
     /// Without and with the tunnel.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tunnel: Option<Vec<bool>>,
+    Tunnel(Vec<bool>),
+}
+
+impl Sweep {
+    /// How many values are swept.
+    fn len(&self) -> usize {
+        match self {
+            Sweep::Rate(v) => v.len(),
+            Sweep::Flows(v) => v.len(),
+            Sweep::Duration(v) | Sweep::Rtt(v) => v.len(),
+            Sweep::PortBytes(v) => v.len(),
+            Sweep::Tunnel(v) => v.len(),
+        }
+    }
+
+    /// The plots' axis for the swept value ([`Point::x`]).
+    pub fn axis_label(&self) -> &'static str {
+        match self {
+            Sweep::Rate(_) => "bottleneck rate (Mbit/s)",
+            Sweep::Flows(_) => "long flows",
+            Sweep::Duration(_) => "duration (s)",
+            Sweep::Rtt(_) => "nominal RTT (ms)",
+            Sweep::PortBytes(_) => "port buffer (MB)",
+            Sweep::Tunnel(_) => "tunnel (0 off, 1 on)",
+        }
+    }
 }
 
 /// One point of a scenario: its label (empty without a sweep) and its run.
@@ -319,32 +338,10 @@ impl Scenario {
             }
         }
         if let Some(sw) = &self.sweep {
-            let set = [
-                sw.rate.is_some(),
-                sw.flows.is_some(),
-                sw.duration.is_some(),
-                sw.rtt.is_some(),
-                sw.port_bytes.is_some(),
-                sw.tunnel.is_some(),
-            ];
-            if set.iter().filter(|&&b| b).count() != 1 {
-                return err(
-                    "sweep",
-                    "set exactly one of rate, flows, duration, rtt, port_bytes, tunnel",
-                );
-            }
-            let empty = [
-                sw.rate.as_ref().is_some_and(Vec::is_empty),
-                sw.flows.as_ref().is_some_and(Vec::is_empty),
-                sw.duration.as_ref().is_some_and(Vec::is_empty),
-                sw.rtt.as_ref().is_some_and(Vec::is_empty),
-                sw.port_bytes.as_ref().is_some_and(Vec::is_empty),
-                sw.tunnel.as_ref().is_some_and(Vec::is_empty),
-            ];
-            if empty.contains(&true) {
+            if sw.len() == 0 {
                 return err("sweep", "the swept list is empty");
             }
-            if let Some(v) = &sw.rtt {
+            if let Sweep::Rtt(v) = sw {
                 if let Some(r) = v.iter().find(|r| r.0 == 0 || r.0 > 10 * S) {
                     return err(
                         &format!("sweep.rtt = {r}"),
@@ -352,7 +349,7 @@ impl Scenario {
                     );
                 }
             }
-            if let Some(v) = &sw.duration {
+            if let Sweep::Duration(v) = sw {
                 if let Some(d) = v.iter().find(|d| d.0 == 0 || d.0 > 24 * 3600 * S) {
                     return err(
                         &format!("sweep.duration = {d}"),
@@ -360,7 +357,7 @@ impl Scenario {
                     );
                 }
             }
-            if let Some(v) = &sw.port_bytes {
+            if let Sweep::PortBytes(v) = sw {
                 if self.downstream.is_none() {
                     return err("sweep.port_bytes", "there is no [downstream] port to size");
                 }
@@ -368,7 +365,7 @@ impl Scenario {
                     return err("sweep.port_bytes", "each size must be at least 64 bytes");
                 }
             }
-            if sw.flows.is_some() && !self.flows.iter().any(FlowGroup::is_bulk) {
+            if matches!(sw, Sweep::Flows(_)) && !self.flows.iter().any(FlowGroup::is_bulk) {
                 return err(
                     "sweep.flows",
                     "there is no reno, cubic or scalable group to sweep",
@@ -405,7 +402,7 @@ impl Scenario {
         scale(&mut self.duration);
         scale(&mut self.warmup);
         self.checkpoints.iter_mut().for_each(scale);
-        if let Some(v) = self.sweep.as_mut().and_then(|s| s.duration.as_mut()) {
+        if let Some(Sweep::Duration(v)) = self.sweep.as_mut() {
             v.iter_mut().for_each(scale);
         }
     }
@@ -420,28 +417,23 @@ impl Scenario {
             };
         let (r, d, t) = (self.rate.0, self.duration.0, self.rtt.0);
         match &self.sweep {
-            Some(Sweep { rate: Some(v), .. }) => v
+            Some(Sweep::Rate(v)) => v
                 .iter()
                 .map(|x| one(format!("rate={x}"), x.0 as f64 / 1e6, x.0, None, d, t))
                 .collect(),
-            Some(Sweep { flows: Some(v), .. }) => v
+            Some(Sweep::Flows(v)) => v
                 .iter()
                 .map(|&n| one(format!("flows={n}"), f64::from(n), r, Some(n), d, t))
                 .collect(),
-            Some(Sweep {
-                duration: Some(v), ..
-            }) => v
+            Some(Sweep::Duration(v)) => v
                 .iter()
                 .map(|x| one(format!("duration={x}"), x.0 as f64 / 1e9, r, None, x.0, t))
                 .collect(),
-            Some(Sweep { rtt: Some(v), .. }) => v
+            Some(Sweep::Rtt(v)) => v
                 .iter()
                 .map(|x| one(format!("rtt={x}"), x.0 as f64 / 1e6, r, None, d, x.0))
                 .collect(),
-            Some(Sweep {
-                port_bytes: Some(v),
-                ..
-            }) => v
+            Some(Sweep::PortBytes(v)) => v
                 .iter()
                 .map(|&b| {
                     let mut p = one(format_bytes(b), b as f64 / 1e6, r, None, d, t);
@@ -452,9 +444,7 @@ impl Scenario {
                     p
                 })
                 .collect(),
-            Some(Sweep {
-                tunnel: Some(v), ..
-            }) => v
+            Some(Sweep::Tunnel(v)) => v
                 .iter()
                 .map(|&on| {
                     let label = format!("tunnel={}", if on { "on" } else { "off" });
@@ -463,7 +453,7 @@ impl Scenario {
                     p
                 })
                 .collect(),
-            _ => vec![one(String::new(), 0.0, r, None, d, t)],
+            None => vec![one(String::new(), 0.0, r, None, d, t)],
         }
     }
 
@@ -474,7 +464,7 @@ impl Scenario {
         duration_ns: u64,
         rtt_ns: u64,
     ) -> RunSpec {
-        let swept_rtt = self.sweep.as_ref().is_some_and(|s| s.rtt.is_some());
+        let swept_rtt = matches!(self.sweep, Some(Sweep::Rtt(_)));
         let group_rtt = |r: &Option<Duration>| match r {
             Some(d) if !swept_rtt => d.0,
             _ => rtt_ns,
@@ -644,7 +634,13 @@ mod tests {
             "rate = \"10Mbit\"\nwarmup = \"1s\"\n{base}[sweep]\nrate = [\"1Mbit\"]\nflows = [2]\n"
         );
         let e = Scenario::from_toml(&text, "f.toml").unwrap_err();
-        assert!(e.contains("exactly one"), "{e}");
+        assert!(e.contains("[sweep]") && e.contains("exactly 1"), "{e}");
+        let text = format!("rate = \"10Mbit\"\nwarmup = \"1s\"\n{base}[sweep]\nrtt = []\n");
+        let e = Scenario::from_toml(&text, "f.toml").unwrap_err();
+        assert!(e.contains("sweep: the swept list is empty"), "{e}");
+        let text = format!("rate = \"10Mbit\"\nwarmup = \"1s\"\n{base}[sweep]\nspeed = [1]\n");
+        let e = Scenario::from_toml(&text, "f.toml").unwrap_err();
+        assert!(e.contains("speed") && e.contains("port_bytes"), "{e}");
     }
 
     #[test]
