@@ -110,16 +110,8 @@ pub struct VerdictEvent {
     pub accepted_ns: u64,
 }
 
-/// A departure event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DepartEvent {
-    pub tag: u16,
-    pub len: u16,
-    pub ecn: u8,
-    pub dropped: bool,
-    pub queue: u8,
-    pub sojourn_ns: u64,
-}
+/// A departure event, as the board's DEPART frame reports it.
+pub use aqm_protocol::Departure as DepartEvent;
 
 /// The client.
 pub struct Client<T: Transport> {
@@ -235,25 +227,11 @@ impl<T: Transport> Client<T> {
                 });
                 Ok(None)
             }
-            Message::Depart {
-                tag,
-                len,
-                ecn,
-                dropped,
-                queue,
-                sojourn_ns,
-            } => {
-                let what = format!("DEPART of tag {tag}");
-                self.check_time(&what, sojourn_ns)?;
+            Message::Depart(d) => {
+                let what = format!("DEPART of tag {}", d.tag);
+                self.check_time(&what, d.sojourn_ns)?;
                 self.check_room(&what, "departure", self.departures.len(), bound)?;
-                self.departures.push(DepartEvent {
-                    tag,
-                    len,
-                    ecn,
-                    dropped,
-                    queue,
-                    sojourn_ns,
-                });
+                self.departures.push(d);
                 Ok(None)
             }
             other => Ok(Some(other)),

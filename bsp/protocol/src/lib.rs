@@ -346,6 +346,18 @@ pub struct BoardInfo {
     pub verdict_latency: u8,
 }
 
+/// A descriptor that left the core (a DEPART event): its ECN as it left, whether it was dropped at
+/// dequeue, its queue and its sojourn time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Departure {
+    pub tag: u16,
+    pub len: u16,
+    pub ecn: u8,
+    pub dropped: bool,
+    pub queue: u8,
+    pub sojourn_ns: u64,
+}
+
 /// A message from the board, decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Message {
@@ -372,15 +384,8 @@ pub enum Message {
         queue: u8,
         time: u64,
     },
-    /// A descriptor left the core: its ECN as it left, whether it was dropped at dequeue, its queue.
-    Depart {
-        tag: u16,
-        len: u16,
-        ecn: u8,
-        dropped: bool,
-        queue: u8,
-        sojourn_ns: u64,
-    },
+    /// A descriptor left the core.
+    Depart(Departure),
     Error {
         cmd: u8,
         code: u8,
@@ -419,14 +424,14 @@ impl Message {
                 queue: p[2] >> 2 & 1,
                 time: n(3, 5)?,
             },
-            cmd::DEPART if exact(10) => Message::Depart {
+            cmd::DEPART if exact(10) => Message::Depart(Departure {
                 tag: n(0, 2)? as u16,
                 len: n(2, 2)? as u16,
                 ecn: p[4] & 3,
                 dropped: p[4] & 4 != 0,
                 queue: p[4] >> 3 & 1,
                 sojourn_ns: n(5, 5)?,
-            },
+            }),
             cmd::ERROR if exact(2) => Message::Error {
                 cmd: p[0],
                 code: p[1],
@@ -536,14 +541,14 @@ mod tests {
         );
         assert_eq!(
             Message::decode(&d),
-            Some(Message::Depart {
+            Some(Message::Depart(Departure {
                 tag: 7,
                 len: 1500,
                 ecn: 3,
                 dropped: true,
                 queue: 1,
                 sojourn_ns: 12345
-            })
+            }))
         );
         assert_eq!(Message::decode(&Frame::new(cmd::VERDICT, vec![1, 2])), None);
     }

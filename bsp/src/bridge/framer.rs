@@ -309,7 +309,7 @@ mod tests {
     use super::super::executor::kind;
     use super::*;
     use aqm_hdl::sim::{clock_edge, settle};
-    use aqm_protocol::{Decoded, Decoder, Frame, Message};
+    use aqm_protocol::{Decoded, Decoder, Departure, Frame, Message};
 
     const CPB: u64 = 4;
     const NSPC: u64 = 25;
@@ -514,14 +514,14 @@ mod tests {
                 Message::StartOk,
                 verdict(0xBEEF, 3, 1, t0 + 2),
                 verdict(0x0102, 1, 0, t0 + 3),
-                Message::Depart {
+                Message::Depart(Departure {
                     tag: 7,
                     len: 1500,
                     ecn: 2,
                     dropped: true,
                     queue: 1,
                     sojourn_ns: 0x12_3456_789A
-                },
+                }),
             ]
         );
         assert_eq!(tb.sent, 1);
@@ -559,7 +559,7 @@ mod tests {
         }
         for (k, m) in got[20..].iter().enumerate() {
             assert!(
-                matches!(m, Message::Depart { tag, len, .. } if *tag as usize == k && *len as usize == 100 + k),
+                matches!(m, Message::Depart(d) if d.tag as usize == k && d.len as usize == 100 + k),
                 "{m:?}"
             );
         }
