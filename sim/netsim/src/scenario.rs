@@ -86,28 +86,27 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// A group of bulk classic TCP flows (Reno or CUBIC); `ecn = true` makes them classic ECN senders
+/// (ECT(0)).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassicBulk {
+    #[serde(default = "one")]
+    pub count: u32,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ecn: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<Duration>,
+}
+
 /// One group of traffic.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum FlowGroup {
-    /// Bulk NewReno flows; `ecn = true` makes them classic ECN senders (ECT(0)).
-    Reno {
-        #[serde(default = "one")]
-        count: u32,
-        #[serde(default, skip_serializing_if = "is_false")]
-        ecn: bool,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rtt: Option<Duration>,
-    },
-    /// Bulk CUBIC flows; `ecn` as for Reno.
-    Cubic {
-        #[serde(default = "one")]
-        count: u32,
-        #[serde(default, skip_serializing_if = "is_false")]
-        ecn: bool,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rtt: Option<Duration>,
-    },
+    /// Bulk NewReno flows.
+    Reno(ClassicBulk),
+    /// Bulk CUBIC flows.
+    Cubic(ClassicBulk),
     /// Bulk scalable (L4S, ECT(1)) flows.
     Scalable {
         #[serde(default = "one")]
@@ -290,8 +289,8 @@ impl Scenario {
         for (i, g) in self.flows.iter().enumerate() {
             let at = |key: &str| format!("flows[{i}].{key}");
             let rtt = match g {
-                FlowGroup::Reno { count, rtt, .. }
-                | FlowGroup::Cubic { count, rtt, .. }
+                FlowGroup::Reno(ClassicBulk { count, rtt, .. })
+                | FlowGroup::Cubic(ClassicBulk { count, rtt, .. })
                 | FlowGroup::Scalable { count, rtt } => {
                     if *count == 0 || *count > 10_000 {
                         return err(&at("count"), "must be in 1..=10000");
@@ -473,18 +472,17 @@ impl Scenario {
             .flows
             .iter()
             .map(|g| match g {
-                FlowGroup::Reno { count, ecn, rtt } | FlowGroup::Cubic { count, ecn, rtt } => {
-                    Traffic::Long {
-                        cc: if matches!(g, FlowGroup::Reno { .. }) {
-                            CcKind::Reno
-                        } else {
-                            CcKind::Cubic
-                        },
-                        ecn: if *ecn { EcnMode::Classic } else { EcnMode::Off },
-                        count: flows.unwrap_or(*count),
-                        rtt_ns: group_rtt(rtt),
-                    }
-                }
+                FlowGroup::Reno(ClassicBulk { count, ecn, rtt })
+                | FlowGroup::Cubic(ClassicBulk { count, ecn, rtt }) => Traffic::Long {
+                    cc: if matches!(g, FlowGroup::Reno(_)) {
+                        CcKind::Reno
+                    } else {
+                        CcKind::Cubic
+                    },
+                    ecn: if *ecn { EcnMode::Classic } else { EcnMode::Off },
+                    count: flows.unwrap_or(*count),
+                    rtt_ns: group_rtt(rtt),
+                },
                 FlowGroup::Scalable { count, rtt } => Traffic::Long {
                     cc: CcKind::Scalable,
                     ecn: EcnMode::Scalable,
@@ -553,7 +551,7 @@ impl FlowGroup {
     pub fn is_bulk(&self) -> bool {
         matches!(
             self,
-            FlowGroup::Reno { .. } | FlowGroup::Cubic { .. } | FlowGroup::Scalable { .. }
+            FlowGroup::Reno(_) | FlowGroup::Cubic(_) | FlowGroup::Scalable { .. }
         )
     }
 }

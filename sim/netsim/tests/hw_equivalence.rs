@@ -43,8 +43,8 @@ fn scaled(mut s: Scenario) -> Scenario {
 fn l4s_classic_ecn() -> Scenario {
     let mut s = named("l4s").unwrap();
     for f in &mut s.flows {
-        if let FlowGroup::Cubic { ecn, .. } = f {
-            *ecn = true;
+        if let FlowGroup::Cubic(g) = f {
+            g.ecn = true;
         }
     }
     s
