@@ -14,25 +14,47 @@
 use crate::bram::BlockRam;
 use rust_hdl::prelude::*;
 
-/// `W`-bit entries, `2^A` deep; `C = A + 1` bits of count.
-#[derive(LogicBlock, Default)]
-pub struct DescQueue<const W: usize, const A: usize, const C: usize> {
-    pub clock: Signal<In, Clock>,
-    /// Synchronous reset: empties the queue (the RAM keeps its stale contents, never read).
-    pub rst: Signal<In, Bit>,
-    pub push: Signal<In, Bit>,
-    pub push_data: Signal<In, Bits<W>>,
-    /// Take the head entry; ignored while `head_valid` is low.
-    pub pop: Signal<In, Bit>,
-    pub head_valid: Signal<Out, Bit>,
-    pub head_data: Signal<Out, Bits<W>>,
-    /// Entries held, the head included.
-    pub count: Signal<Out, Bits<C>>,
-    ram: BlockRam<W, A>,
-    wr_ptr: DFF<Bits<A>>,
-    rd_ptr: DFF<Bits<A>>,
-    cnt: DFF<Bits<C>>,
-    valid: DFF<Bit>,
+/// `fwft_queue! { /// docs \n pub struct Name { own fields } }`: a queue block with `W`-bit entries
+/// and `C` bits of count, generic in `W`, `A` (its RAM's address bits) and `C`; the ports come first,
+/// then the block's own (private) fields. [`DescQueue`] and [`crate::head_queue::HeadQueue`] are the
+/// same block to the outside.
+macro_rules! fwft_queue {
+    (
+        $(#[$m:meta])*
+        pub struct $name:ident {
+            $($f:ident: $t:ty,)*
+        }
+    ) => {
+        $(#[$m])*
+        #[derive(LogicBlock, Default)]
+        pub struct $name<const W: usize, const A: usize, const C: usize> {
+            pub clock: Signal<In, Clock>,
+            /// Synchronous reset: empties the queue.
+            pub rst: Signal<In, Bit>,
+            pub push: Signal<In, Bit>,
+            pub push_data: Signal<In, Bits<W>>,
+            /// Take the head entry; ignored while `head_valid` is low.
+            pub pop: Signal<In, Bit>,
+            pub head_valid: Signal<Out, Bit>,
+            pub head_data: Signal<Out, Bits<W>>,
+            /// Entries held, the head included.
+            pub count: Signal<Out, Bits<C>>,
+            $($f: $t,)*
+        }
+    };
+}
+pub(crate) use fwft_queue;
+
+fwft_queue! {
+    /// `W`-bit entries, `2^A` deep; `C = A + 1` bits of count. A reset leaves the RAM's stale
+    /// contents, never read.
+    pub struct DescQueue {
+        ram: BlockRam<W, A>,
+        wr_ptr: DFF<Bits<A>>,
+        rd_ptr: DFF<Bits<A>>,
+        cnt: DFF<Bits<C>>,
+        valid: DFF<Bit>,
+    }
 }
 
 impl<const W: usize, const A: usize, const C: usize> Logic for DescQueue<W, A, C> {

@@ -8,29 +8,19 @@
 //! than [`DescQueue`]'s. `count` counts every entry, the head register included, from the cycle after
 //! its push; the capacity is 2^A + 1 (the AQM's limit check keeps `count` at most 2^A).
 
-use crate::desc_queue::DescQueue;
+use crate::desc_queue::{fwft_queue, DescQueue};
 use rust_hdl::prelude::*;
 
-/// `W`-bit entries, `2^A` deep in block RAM plus the head; `C = A + 1` bits of count.
-#[derive(LogicBlock, Default)]
-pub struct HeadQueue<const W: usize, const A: usize, const C: usize> {
-    pub clock: Signal<In, Clock>,
-    /// Synchronous reset: empties the queue.
-    pub rst: Signal<In, Bit>,
-    pub push: Signal<In, Bit>,
-    pub push_data: Signal<In, Bits<W>>,
-    /// Take the head entry; ignored while `head_valid` is low.
-    pub pop: Signal<In, Bit>,
-    pub head_valid: Signal<Out, Bit>,
-    pub head_data: Signal<Out, Bits<W>>,
-    /// Entries held, the head included.
-    pub count: Signal<Out, Bits<C>>,
-    ram: DescQueue<W, A, C>,
-    hv: DFF<Bit>,
-    hd: DFF<Bits<W>>,
-    cnt: DFF<Bits<C>>,
-    popped: Signal<Local, Bit>,
-    take: Signal<Local, Bit>,
+fwft_queue! {
+    /// `W`-bit entries, `2^A` deep in block RAM plus the head; `C = A + 1` bits of count.
+    pub struct HeadQueue {
+        ram: DescQueue<W, A, C>,
+        hv: DFF<Bit>,
+        hd: DFF<Bits<W>>,
+        cnt: DFF<Bits<C>>,
+        popped: Signal<Local, Bit>,
+        take: Signal<Local, Bit>,
+    }
 }
 
 impl<const W: usize, const A: usize, const C: usize> Logic for HeadQueue<W, A, C> {
