@@ -386,7 +386,7 @@ impl Logic for DualPi2Egress {
         if self.credit_commit.val() {
             self.credit_r.d.next = self.credit_load.val();
         }
-        if self.clear_counters.val() {
+        if self.clear_counters.val() | self.rst.val() {
             self.sent_pkts_l_r.d.next = 0.into();
             self.sent_pkts_c_r.d.next = 0.into();
             self.sent_bytes_l_r.d.next = 0.into();
@@ -402,16 +402,6 @@ impl Logic for DualPi2Egress {
             self.state.d.next = DeqState::Idle;
             self.chain.d.next = false;
             self.credit_r.d.next = self.c_reset_credit.val();
-            self.sent_pkts_l_r.d.next = 0.into();
-            self.sent_pkts_c_r.d.next = 0.into();
-            self.sent_bytes_l_r.d.next = 0.into();
-            self.sent_bytes_c_r.d.next = 0.into();
-            self.dropped_l_r.d.next = 0.into();
-            self.dropped_c_r.d.next = 0.into();
-            self.marked_l_r.d.next = 0.into();
-            self.marked_c_r.d.next = 0.into();
-            self.step_marks_r.d.next = 0.into();
-            self.overloads_r.d.next = 0.into();
         }
     }
 }

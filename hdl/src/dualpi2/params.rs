@@ -442,16 +442,17 @@ impl Logic for DualPi2Params {
         self.link_bt.next = self.link_bt_r.q.val();
 
         if self.rst.val() {
+            // No job and no commit strobe out of a reset cycle.
             self.busy_r.d.next = false;
+            self.cm.d.next = false;
+            self.k_cm.d.next = false;
+            self.tu_cm.d.next = false;
+            self.cr_cm.d.next = false;
             self.first.d.next = false;
             self.second.d.next = false;
             self.n.d.next = 0.into();
             self.dcnt.d.next = 0.into();
             self.mcnt.d.next = 0.into();
-            self.cm.d.next = false;
-            self.k_cm.d.next = false;
-            self.tu_cm.d.next = false;
-            self.cr_cm.d.next = false;
             self.target_us_r.d.next = self.c_target_us.val();
             self.target_ns_r.d.next = self.c_target_ns.val();
             self.tupdate_us_r.d.next = self.c_tupdate_us.val();

@@ -146,45 +146,19 @@ impl Logic for DualPi2Regs {
         self.r_byte_time.x.next = self.bus.wdata.val();
         self.in_range.d.next = false;
         match self.bus.addr.val().index() {
-            16 => {
-                self.in_range.d.next = self.r_target.ok.val();
-            }
-            17 => {
-                self.in_range.d.next = self.r_tupdate.ok.val();
-            }
-            18 => {
-                self.in_range.d.next = self.r_gain.ok.val();
-            }
-            19 => {
-                self.in_range.d.next = self.r_gain.ok.val();
-            }
-            20 => {
-                self.in_range.d.next = self.r_k.ok.val();
-            }
-            21 => {
-                self.in_range.d.next = self.r_step.ok.val();
-            }
-            22 => {
-                self.in_range.d.next = self.r_min_qlen_step.ok.val();
-            }
-            23 => {
-                self.in_range.d.next = self.r_ecn_mask.ok.val();
-            }
-            24 => {
-                self.in_range.d.next = self.r_flag.ok.val();
-            }
-            25 => {
-                self.in_range.d.next = self.r_limit.ok.val();
-            }
-            26 => {
-                self.in_range.d.next = self.r_mtu.ok.val();
-            }
-            27 => {
-                self.in_range.d.next = self.r_c_prot.ok.val();
-            }
-            28 => {
-                self.in_range.d.next = self.r_byte_time.ok.val();
-            }
+            16 => self.in_range.d.next = self.r_target.ok.val(),
+            17 => self.in_range.d.next = self.r_tupdate.ok.val(),
+            18 => self.in_range.d.next = self.r_gain.ok.val(),
+            19 => self.in_range.d.next = self.r_gain.ok.val(),
+            20 => self.in_range.d.next = self.r_k.ok.val(),
+            21 => self.in_range.d.next = self.r_step.ok.val(),
+            22 => self.in_range.d.next = self.r_min_qlen_step.ok.val(),
+            23 => self.in_range.d.next = self.r_ecn_mask.ok.val(),
+            24 => self.in_range.d.next = self.r_flag.ok.val(),
+            25 => self.in_range.d.next = self.r_limit.ok.val(),
+            26 => self.in_range.d.next = self.r_mtu.ok.val(),
+            27 => self.in_range.d.next = self.r_c_prot.ok.val(),
+            28 => self.in_range.d.next = self.r_byte_time.ok.val(),
             _ => {}
         }
         self.param_start.next = false;
@@ -234,117 +208,43 @@ impl Logic for DualPi2Regs {
         self.mapped.next = true;
         // The read mux (the front takes it only in a `re` cycle).
         match self.bus.addr.val().index() {
-            16 => {
-                self.rd.next = bit_cast::<32, 20>(self.target_us.val());
-            }
-            17 => {
-                self.rd.next = bit_cast::<32, 20>(self.tupdate_us.val());
-            }
-            18 => {
-                self.rd.next = bit_cast::<32, 20>(self.alpha.val());
-            }
-            19 => {
-                self.rd.next = bit_cast::<32, 20>(self.beta.val());
-            }
-            20 => {
-                self.rd.next = bit_cast::<32, 8>(self.k.val());
-            }
-            21 => {
-                self.rd.next = bit_cast::<32, 20>(self.step_us.val());
-            }
-            22 => {
-                self.rd.next = self.min_qlen_step.val();
-            }
-            23 => {
-                self.rd.next = bit_cast::<32, 2>(self.ecn_mask.val());
-            }
-            24 => {
-                self.rd.next = bit_cast::<32, 1>(self.drop_overload.val().into());
-            }
-            25 => {
-                self.rd.next = bit_cast::<32, 11>(self.limit.val());
-            }
-            26 => {
-                self.rd.next = bit_cast::<32, 11>(self.mtu.val());
-            }
-            27 => {
-                self.rd.next = bit_cast::<32, 7>(self.wc.val());
-            }
-            28 => {
-                self.rd.next = bit_cast::<32, 24>(self.link_bt.val());
-            }
-            29 => {
-                self.rd.next = self.prng_state.val().get_bits::<32>(0);
-            }
-            30 => {
-                self.rd.next = self.shadow.q.val();
-            }
-            31 => {
-                self.rd.next = self.prob.val();
-            }
-            32 => {
-                self.rd.next = self.pkts_in_l.val();
-            }
-            33 => {
-                self.rd.next = self.pkts_in_c.val();
-            }
-            34 => {
-                self.rd.next = self.sent_pkts_l.val();
-            }
-            35 => {
-                self.rd.next = self.sent_pkts_c.val();
-            }
-            36 => {
-                self.rd.next = self.sent_bytes_l.val().get_bits::<32>(0);
-            }
-            37 => {
-                self.rd.next = self.shadow.q.val();
-            }
-            38 => {
-                self.rd.next = self.sent_bytes_c.val().get_bits::<32>(0);
-            }
-            39 => {
-                self.rd.next = self.shadow.q.val();
-            }
-            40 => {
-                self.rd.next = self.dropped_enq_l.val();
-            }
-            41 => {
-                self.rd.next = self.dropped_enq_c.val();
-            }
-            42 => {
-                self.rd.next = self.dropped_aqm_l.val();
-            }
-            43 => {
-                self.rd.next = self.dropped_aqm_c.val();
-            }
-            44 => {
-                self.rd.next = self.marked_l.val();
-            }
-            45 => {
-                self.rd.next = self.marked_c.val();
-            }
-            46 => {
-                self.rd.next = self.step_marks.val();
-            }
-            47 => {
-                self.rd.next = self.overloads.val();
-            }
-            48 => {
-                self.rd.next = bit_cast::<32, 22>(self.bytes_l.val());
-            }
-            49 => {
-                self.rd.next = bit_cast::<32, 22>(self.bytes_c.val());
-            }
-            50 => {
-                self.rd.next = bit_cast::<32, 10>(self.cnt_l.val());
-            }
-            51 => {
-                self.rd.next = bit_cast::<32, 10>(self.cnt_c.val());
-            }
-            52 => {
-                self.rd.next = bit_cast::<32, 11>(self.maxq.val());
-            }
+            16 => self.rd.next = bit_cast::<32, 20>(self.target_us.val()),
+            17 => self.rd.next = bit_cast::<32, 20>(self.tupdate_us.val()),
+            18 => self.rd.next = bit_cast::<32, 20>(self.alpha.val()),
+            19 => self.rd.next = bit_cast::<32, 20>(self.beta.val()),
+            20 => self.rd.next = bit_cast::<32, 8>(self.k.val()),
+            21 => self.rd.next = bit_cast::<32, 20>(self.step_us.val()),
+            22 => self.rd.next = self.min_qlen_step.val(),
+            23 => self.rd.next = bit_cast::<32, 2>(self.ecn_mask.val()),
+            24 => self.rd.next = bit_cast::<32, 1>(self.drop_overload.val().into()),
+            25 => self.rd.next = bit_cast::<32, 11>(self.limit.val()),
+            26 => self.rd.next = bit_cast::<32, 11>(self.mtu.val()),
+            27 => self.rd.next = bit_cast::<32, 7>(self.wc.val()),
+            28 => self.rd.next = bit_cast::<32, 24>(self.link_bt.val()),
+            29 => self.rd.next = self.prng_state.val().get_bits::<32>(0),
+            30 => self.rd.next = self.shadow.q.val(),
+            31 => self.rd.next = self.prob.val(),
+            32 => self.rd.next = self.pkts_in_l.val(),
+            33 => self.rd.next = self.pkts_in_c.val(),
+            34 => self.rd.next = self.sent_pkts_l.val(),
+            35 => self.rd.next = self.sent_pkts_c.val(),
+            36 => self.rd.next = self.sent_bytes_l.val().get_bits::<32>(0),
+            37 => self.rd.next = self.shadow.q.val(),
+            38 => self.rd.next = self.sent_bytes_c.val().get_bits::<32>(0),
+            39 => self.rd.next = self.shadow.q.val(),
+            40 => self.rd.next = self.dropped_enq_l.val(),
+            41 => self.rd.next = self.dropped_enq_c.val(),
+            42 => self.rd.next = self.dropped_aqm_l.val(),
+            43 => self.rd.next = self.dropped_aqm_c.val(),
+            44 => self.rd.next = self.marked_l.val(),
+            45 => self.rd.next = self.marked_c.val(),
+            46 => self.rd.next = self.step_marks.val(),
+            47 => self.rd.next = self.overloads.val(),
+            48 => self.rd.next = bit_cast::<32, 22>(self.bytes_l.val()),
+            49 => self.rd.next = bit_cast::<32, 22>(self.bytes_c.val()),
+            50 => self.rd.next = bit_cast::<32, 10>(self.cnt_l.val()),
+            51 => self.rd.next = bit_cast::<32, 10>(self.cnt_c.val()),
+            52 => self.rd.next = bit_cast::<32, 11>(self.maxq.val()),
             53 => {
                 // DELAY_L
                 if self.head_v.val() {
@@ -376,9 +276,7 @@ impl Logic for DualPi2Regs {
                     self.rd.next = bit_cast::<32, 24>(self.credit.val()) | self.sext.val();
                 }
             }
-            57 => {
-                self.rd.next = self.updates.val();
-            }
+            57 => self.rd.next = self.updates.val(),
             _ => {
                 self.mapped.next = false;
             }
@@ -387,9 +285,7 @@ impl Logic for DualPi2Regs {
         // The high halves of the 64-bit reads, latched by a read of the low half.
         if self.bus.re.val() {
             match self.bus.addr.val().index() {
-                29 => {
-                    self.shadow.d.next = self.prng_state.val().get_bits::<32>(32);
-                }
+                29 => self.shadow.d.next = self.prng_state.val().get_bits::<32>(32),
                 36 => {
                     self.shadow.d.next =
                         bit_cast::<32, 8>(self.sent_bytes_l.val().get_bits::<8>(32));

@@ -178,36 +178,16 @@ impl<const BM: u64> Logic for PieRegs<BM> {
         self.r_byte_time.x.next = self.bus.wdata.val();
         self.in_range.d.next = false;
         match self.bus.addr.val().index() {
-            16 => {
-                self.in_range.d.next = self.r_target.ok.val();
-            }
-            17 => {
-                self.in_range.d.next = self.r_tupdate.ok.val();
-            }
-            18 => {
-                self.in_range.d.next = self.r_gain.ok.val();
-            }
-            19 => {
-                self.in_range.d.next = self.r_gain.ok.val();
-            }
-            20 => {
-                self.in_range.d.next = self.r_limit.ok.val();
-            }
-            21 => {
-                self.in_range.d.next = self.r_flag.ok.val();
-            }
-            22 => {
-                self.in_range.d.next = self.r_bytemode.ok.val();
-            }
-            23 => {
-                self.in_range.d.next = self.r_mtu.ok.val();
-            }
-            24 => {
-                self.in_range.d.next = self.r_burst.ok.val();
-            }
-            25 => {
-                self.in_range.d.next = self.r_byte_time.ok.val();
-            }
+            16 => self.in_range.d.next = self.r_target.ok.val(),
+            17 => self.in_range.d.next = self.r_tupdate.ok.val(),
+            18 => self.in_range.d.next = self.r_gain.ok.val(),
+            19 => self.in_range.d.next = self.r_gain.ok.val(),
+            20 => self.in_range.d.next = self.r_limit.ok.val(),
+            21 => self.in_range.d.next = self.r_flag.ok.val(),
+            22 => self.in_range.d.next = self.r_bytemode.ok.val(),
+            23 => self.in_range.d.next = self.r_mtu.ok.val(),
+            24 => self.in_range.d.next = self.r_burst.ok.val(),
+            25 => self.in_range.d.next = self.r_byte_time.ok.val(),
             _ => {}
         }
         self.wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
@@ -328,93 +308,39 @@ impl<const BM: u64> Logic for PieRegs<BM> {
         self.mapped.next = true;
         // The read mux (the front takes it only in a `re` cycle).
         match self.bus.addr.val().index() {
-            16 => {
-                self.rd.next = bit_cast::<32, 20>(self.target_us_r.q.val());
-            }
-            17 => {
-                self.rd.next = bit_cast::<32, 20>(self.tupdate_us_r.q.val());
-            }
-            18 => {
-                self.rd.next = bit_cast::<32, 6>(self.alpha_r.q.val());
-            }
-            19 => {
-                self.rd.next = bit_cast::<32, 6>(self.beta_r.q.val());
-            }
-            20 => {
-                self.rd.next = bit_cast::<32, 11>(self.limit_r.q.val());
-            }
-            21 => {
-                self.rd.next = bit_cast::<32, 1>(self.ecn_r.q.val().into());
-            }
-            22 => {
-                self.rd.next = bit_cast::<32, 1>(self.bytemode_r.q.val().into());
-            }
-            23 => {
-                self.rd.next = bit_cast::<32, 11>(self.mtu_r.q.val());
-            }
-            24 => {
-                self.rd.next = bit_cast::<32, 20>(self.burst_us_r.q.val());
-            }
-            25 => {
-                self.rd.next = bit_cast::<32, 24>(self.link_bt_r.q.val());
-            }
-            26 => {
-                self.rd.next = self.prng_state.val().get_bits::<32>(0);
-            }
-            27 => {
-                self.rd.next = self.shadow.q.val();
-            }
-            28 => {
-                self.rd.next = self.prob.val().get_bits::<32>(0);
-            }
-            29 => {
-                self.rd.next = self.shadow.q.val();
-            }
-            32 => {
-                self.rd.next = self.pkts_in.val();
-            }
-            33 => {
-                self.rd.next = self.sent_pkts.val();
-            }
-            34 => {
-                self.rd.next = self.sent_bytes.val().get_bits::<32>(0);
-            }
-            35 => {
-                self.rd.next = self.shadow.q.val();
-            }
-            36 => {
-                self.rd.next = self.dropped.val();
-            }
-            37 => {
-                self.rd.next = self.overlimit.val();
-            }
-            38 => {
-                self.rd.next = self.marked.val();
-            }
-            39 => {
-                self.rd.next = self.backlog_bytes.val();
-            }
-            40 => {
-                self.rd.next = bit_cast::<32, 11>(self.backlog_pkts.val());
-            }
-            41 => {
-                self.rd.next = bit_cast::<32, 11>(self.maxq.val());
-            }
+            16 => self.rd.next = bit_cast::<32, 20>(self.target_us_r.q.val()),
+            17 => self.rd.next = bit_cast::<32, 20>(self.tupdate_us_r.q.val()),
+            18 => self.rd.next = bit_cast::<32, 6>(self.alpha_r.q.val()),
+            19 => self.rd.next = bit_cast::<32, 6>(self.beta_r.q.val()),
+            20 => self.rd.next = bit_cast::<32, 11>(self.limit_r.q.val()),
+            21 => self.rd.next = bit_cast::<32, 1>(self.ecn_r.q.val().into()),
+            22 => self.rd.next = bit_cast::<32, 1>(self.bytemode_r.q.val().into()),
+            23 => self.rd.next = bit_cast::<32, 11>(self.mtu_r.q.val()),
+            24 => self.rd.next = bit_cast::<32, 20>(self.burst_us_r.q.val()),
+            25 => self.rd.next = bit_cast::<32, 24>(self.link_bt_r.q.val()),
+            26 => self.rd.next = self.prng_state.val().get_bits::<32>(0),
+            27 => self.rd.next = self.shadow.q.val(),
+            28 => self.rd.next = self.prob.val().get_bits::<32>(0),
+            29 => self.rd.next = self.shadow.q.val(),
+            32 => self.rd.next = self.pkts_in.val(),
+            33 => self.rd.next = self.sent_pkts.val(),
+            34 => self.rd.next = self.sent_bytes.val().get_bits::<32>(0),
+            35 => self.rd.next = self.shadow.q.val(),
+            36 => self.rd.next = self.dropped.val(),
+            37 => self.rd.next = self.overlimit.val(),
+            38 => self.rd.next = self.marked.val(),
+            39 => self.rd.next = self.backlog_bytes.val(),
+            40 => self.rd.next = bit_cast::<32, 11>(self.backlog_pkts.val()),
+            41 => self.rd.next = bit_cast::<32, 11>(self.maxq.val()),
             42 => {
                 self.rd.next = self.qdelay.val().get_bits::<32>(0);
                 if self.qdelay.val().get_bits::<2>(32).any() {
                     self.rd.next = 0xFFFF_FFFF_u64.into();
                 }
             }
-            43 => {
-                self.rd.next = self.acc.val().get_bits::<32>(0);
-            }
-            44 => {
-                self.rd.next = self.shadow.q.val();
-            }
-            45 => {
-                self.rd.next = self.burst.val();
-            }
+            43 => self.rd.next = self.acc.val().get_bits::<32>(0),
+            44 => self.rd.next = self.shadow.q.val(),
+            45 => self.rd.next = self.burst.val(),
             _ => {
                 self.mapped.next = false;
             }
@@ -423,18 +349,12 @@ impl<const BM: u64> Logic for PieRegs<BM> {
         // The high halves of the 64-bit reads, latched by a read of the low half.
         if self.bus.re.val() {
             match self.bus.addr.val().index() {
-                26 => {
-                    self.shadow.d.next = self.prng_state.val().get_bits::<32>(32);
-                }
-                28 => {
-                    self.shadow.d.next = bit_cast::<32, 24>(self.prob.val().get_bits::<24>(32));
-                }
+                26 => self.shadow.d.next = self.prng_state.val().get_bits::<32>(32),
+                28 => self.shadow.d.next = bit_cast::<32, 24>(self.prob.val().get_bits::<24>(32)),
                 34 => {
-                    self.shadow.d.next = bit_cast::<32, 8>(self.sent_bytes.val().get_bits::<8>(32));
+                    self.shadow.d.next = bit_cast::<32, 8>(self.sent_bytes.val().get_bits::<8>(32))
                 }
-                43 => {
-                    self.shadow.d.next = bit_cast::<32, 28>(self.acc.val().get_bits::<28>(32));
-                }
+                43 => self.shadow.d.next = bit_cast::<32, 28>(self.acc.val().get_bits::<28>(32)),
                 _ => {}
             }
         }
