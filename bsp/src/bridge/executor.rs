@@ -9,6 +9,7 @@
 //! event FIFOs have room for everything the core may still report (the departures of every packet it
 //! holds, the verdicts in flight), so the core's `out_ready` can stay high.
 
+use super::{CoreDrive, CoreEvents};
 use aqm_hdl::konst::K;
 use aqm_protocol::{cmd, ErrorCode};
 use rust_hdl::prelude::*;
@@ -57,24 +58,11 @@ pub struct Executor<const NSPC: u64> {
     pub read_address: Signal<Out, Bits<8>>,
     pub read_data: Signal<In, Bits<8>>,
     // The core.
-    pub core_rst: Signal<Out, Bit>,
+    pub core: CoreDrive,
+    /// Only `verdict_valid`, `verdict_code` and `out_valid` are read.
+    pub events: CoreEvents,
     /// ns since START (the reset cycle is 0).
     pub now: Signal<Out, Bits<40>>,
-    pub in_valid: Signal<Out, Bit>,
-    pub in_ready: Signal<In, Bit>,
-    pub in_len: Signal<Out, Bits<16>>,
-    pub in_ecn: Signal<Out, Bits<2>>,
-    pub in_tag: Signal<Out, Bits<16>>,
-    pub verdict_valid: Signal<In, Bit>,
-    pub verdict_code: Signal<In, Bits<2>>,
-    pub out_valid: Signal<In, Bit>,
-    pub reg_addr: Signal<Out, Bits<8>>,
-    pub reg_wdata: Signal<Out, Bits<32>>,
-    pub reg_we: Signal<Out, Bit>,
-    pub reg_re: Signal<Out, Bit>,
-    pub reg_rdata: Signal<In, Bits<32>>,
-    pub reg_rvalid: Signal<In, Bit>,
-    pub reg_err: Signal<In, Bit>,
     // The event FIFOs' fill.
     pub verdict_count: Signal<In, Bits<9>>,
     pub depart_count: Signal<In, Bits<9>>,
@@ -145,18 +133,18 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
         self.now_r.d.next = self.now_r.q.val() + bit_cast::<40, 8>(self.nspc.val());
         self.now.next = self.now_r.q.val();
 
-        self.core_rst.next = self.rst_r.q.val();
-        self.in_valid.next = self.offer.q.val();
-        self.reg_we.next = self.we_r.q.val();
-        self.reg_re.next = self.re_r.q.val();
+        self.core.rst.next = self.rst_r.q.val();
+        self.core.in_valid.next = self.offer.q.val();
+        self.core.reg_we.next = self.we_r.q.val();
+        self.core.reg_re.next = self.re_r.q.val();
         self.rst_r.d.next = false;
         self.we_r.d.next = false;
         self.re_r.d.next = false;
-        self.reg_addr.next = self.fsh.q.val().get_bits::<8>(0);
-        self.reg_wdata.next = self.fsh.q.val().get_bits::<32>(8);
-        self.in_len.next = self.fsh.q.val().get_bits::<16>(0);
-        self.in_ecn.next = self.fsh.q.val().get_bits::<2>(16);
-        self.in_tag.next = self.fsh.q.val().get_bits::<16>(24);
+        self.core.reg_addr.next = self.fsh.q.val().get_bits::<8>(0);
+        self.core.reg_wdata.next = self.fsh.q.val().get_bits::<32>(8);
+        self.core.in_len.next = self.fsh.q.val().get_bits::<16>(0);
+        self.core.in_ecn.next = self.fsh.q.val().get_bits::<2>(16);
+        self.core.in_tag.next = self.fsh.q.val().get_bits::<16>(24);
         self.read_address.next = self.raddr.q.val();
 
         self.resp_pending.next = self.pending.q.val();
@@ -272,14 +260,14 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                 }
             }
             ExecState::ReadWait => {
-                if self.reg_rvalid.val() {
-                    if self.reg_err.val() {
+                if self.core.reg_rvalid.val() {
+                    if self.core.reg_err.val() {
                         self.fail.next = true;
                         self.fail_code.next = self.e_rejected.val();
                     } else {
                         self.pending.d.next = true;
                         self.kind_r.d.next = 1.into();
-                        self.value_r.d.next = bit_cast::<40, 32>(self.reg_rdata.val());
+                        self.value_r.d.next = bit_cast::<40, 32>(self.core.reg_rdata.val());
                         self.state.d.next = ExecState::Respond;
                     }
                 }
@@ -291,7 +279,7 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                     // The time of the cycle in which the core takes the write.
                     self.value_r.d.next = self.now_r.q.val();
                 }
-                if self.reg_err.val() {
+                if self.core.reg_err.val() {
                     self.fail.next = true;
                     self.fail_code.next = self.e_rejected.val();
                 } else if self.wait_cnt.q.val() == 2 {
@@ -305,7 +293,7 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                 if !self.offer.q.val() {
                     self.offer.d.next = self.room.val();
                 }
-                if self.offer.q.val() & self.in_ready.val() {
+                if self.offer.q.val() & self.core.in_ready.val() {
                     self.offer.d.next = false;
                     self.accept.next = true;
                     self.inj_r.d.next = self.inj_r.q.val() + 1;
@@ -337,18 +325,20 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
         }
 
         // Packets the core still holds: accepted, minus dropped verdicts, minus departures.
-        self.dropped.next = self.verdict_valid.val() & self.verdict_code.val().get_bit(1);
+        self.dropped.next =
+            self.events.verdict_valid.val() & self.events.verdict_code.val().get_bit(1);
         // One adder: + accept - dropped - out_valid.
-        self.delta_neg.next = (!self.accept.val() & (self.dropped.val() | self.out_valid.val()))
-            | (self.dropped.val() & self.out_valid.val());
+        self.delta_neg.next = (!self.accept.val()
+            & (self.dropped.val() | self.events.out_valid.val()))
+            | (self.dropped.val() & self.events.out_valid.val());
         self.delta.next = 0.into();
         if self.delta_neg.val() {
             self.delta.next = 254.into();
         }
-        if self.accept.val() ^ self.dropped.val() ^ self.out_valid.val() {
+        if self.accept.val() ^ self.dropped.val() ^ self.events.out_valid.val() {
             self.delta.next = self.delta.val() | 1;
         }
-        if self.accept.val() | self.dropped.val() | self.out_valid.val() {
+        if self.accept.val() | self.dropped.val() | self.events.out_valid.val() {
             self.in_core.d.next = self.in_core.q.val() + self.delta.val();
         }
         if self.start.val() {
@@ -458,14 +448,14 @@ mod tests {
             e.command.next = (command as u64).to_bits();
             e.whole.next = whole;
             e.read_data.next = (self.read_data as u64).to_bits();
-            e.in_ready.next = self.in_ready;
-            e.verdict_valid.next = false;
-            e.verdict_code.next = 0.into();
-            e.out_valid.next = self.departing > 0;
+            e.core.in_ready.next = self.in_ready;
+            e.events.verdict_valid.next = false;
+            e.events.verdict_code.next = 0.into();
+            e.events.out_valid.next = self.departing > 0;
             self.departing = self.departing.saturating_sub(1);
-            e.reg_rvalid.next = self.rvalid;
-            e.reg_err.next = self.rerr | self.werr[1];
-            e.reg_rdata.next = 0xDEAD_0000u64.to_bits();
+            e.core.reg_rvalid.next = self.rvalid;
+            e.core.reg_err.next = self.rerr | self.werr[1];
+            e.core.reg_rdata.next = 0xDEAD_0000u64.to_bits();
             e.verdict_count.next = self.verdict_count.to_bits();
             e.depart_count.next = 0.into();
             e.resp_sent.next = false;
@@ -492,24 +482,24 @@ mod tests {
                 self.releases += 1;
             }
             // The fake core and the payload buffer, at the edge.
-            let addr = e.reg_addr.val().to_u8();
-            self.rvalid = e.reg_re.val();
-            self.rerr = e.reg_re.val() && addr == BAD_REG;
-            if e.reg_re.val() {
+            let addr = e.core.reg_addr.val().to_u8();
+            self.rvalid = e.core.reg_re.val();
+            self.rerr = e.core.reg_re.val() && addr == BAD_REG;
+            if e.core.reg_re.val() {
                 self.reads.push(addr);
             }
-            self.werr = [e.reg_we.val() && addr == BAD_REG, self.werr[0]];
-            if e.reg_we.val() {
-                self.writes.push((addr, e.reg_wdata.val().to_u32()));
+            self.werr = [e.core.reg_we.val() && addr == BAD_REG, self.werr[0]];
+            if e.core.reg_we.val() {
+                self.writes.push((addr, e.core.reg_wdata.val().to_u32()));
             }
-            if e.in_valid.val() && self.in_ready {
+            if e.core.in_valid.val() && self.in_ready {
                 self.taken.push((
-                    e.in_len.val().to_u16(),
-                    e.in_ecn.val().to_u8(),
-                    e.in_tag.val().to_u16(),
+                    e.core.in_len.val().to_u16(),
+                    e.core.in_ecn.val().to_u8(),
+                    e.core.in_tag.val().to_u16(),
                 ));
             }
-            if e.core_rst.val() {
+            if e.core.rst.val() {
                 self.resets += 1;
             }
             let ra = e.read_address.val().index();
@@ -629,7 +619,7 @@ mod tests {
         tb.payload = payload.clone();
         for _ in 0..100 {
             tb.cycle(true, 0, payload.len() as u8, cmd::INJECT, true);
-            assert!(!tb.e.in_valid.val());
+            assert!(!tb.e.core.in_valid.val());
         }
         // Room, and a core that takes a descriptor every 7th cycle only (back-pressure).
         tb.verdict_count = ROOM - 1;

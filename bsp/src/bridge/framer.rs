@@ -6,7 +6,7 @@
 //! Verdicts and departures go into 256-entry FIFOs as the core reports them; a verdict is stamped with the
 //! time it comes out (`stamp`).
 
-use super::Crc8Step;
+use super::{CoreEvents, Crc8Step};
 use aqm_hdl::desc_queue::DescQueue;
 use aqm_hdl::konst::K;
 use aqm_protocol::{cmd, SYNC, VERSION};
@@ -41,17 +41,7 @@ pub struct Framer<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u6
     pub command: Signal<In, Bits<8>>,
     // The core's events.
     pub stamp: Signal<In, Bits<40>>,
-    pub verdict_valid: Signal<In, Bit>,
-    pub verdict_tag: Signal<In, Bits<16>>,
-    pub verdict_code: Signal<In, Bits<2>>,
-    pub verdict_queue: Signal<In, Bit>,
-    pub out_valid: Signal<In, Bit>,
-    pub out_len: Signal<In, Bits<16>>,
-    pub out_ecn: Signal<In, Bits<2>>,
-    pub out_tag: Signal<In, Bits<16>>,
-    pub out_sojourn: Signal<In, Bits<40>>,
-    pub out_queue: Signal<In, Bit>,
-    pub out_drop: Signal<In, Bit>,
+    pub events: CoreEvents,
     /// The event FIFOs' fill.
     pub verdict_count: Signal<Out, Bits<9>>,
     pub depart_count: Signal<Out, Bits<9>>,
@@ -108,20 +98,20 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
 
         // Events into their FIFOs (the core's out_ready is always high), each entry its frame's
         // payload bytes, least significant first.
-        self.verdicts.push.next = self.verdict_valid.val();
+        self.verdicts.push.next = self.events.verdict_valid.val();
         // tag u16, code | queue << 2, time u40
         self.verdicts.push_data.next = (bit_cast::<59, 40>(self.stamp.val()) << 19)
-            | (bit_cast::<59, 1>(self.verdict_queue.val().into()) << 18)
-            | (bit_cast::<59, 2>(self.verdict_code.val()) << 16)
-            | bit_cast::<59, 16>(self.verdict_tag.val());
-        self.departs.push.next = self.out_valid.val();
+            | (bit_cast::<59, 1>(self.events.verdict_queue.val().into()) << 18)
+            | (bit_cast::<59, 2>(self.events.verdict_code.val()) << 16)
+            | bit_cast::<59, 16>(self.events.verdict_tag.val());
+        self.departs.push.next = self.events.out_valid.val();
         // tag u16, len u16, flags u8 (ecn, dropped << 2, queue << 3), sojourn u40
-        self.departs.push_data.next = (bit_cast::<76, 40>(self.out_sojourn.val()) << 36)
-            | (bit_cast::<76, 1>(self.out_queue.val().into()) << 35)
-            | (bit_cast::<76, 1>(self.out_drop.val().into()) << 34)
-            | (bit_cast::<76, 2>(self.out_ecn.val()) << 32)
-            | (bit_cast::<76, 16>(self.out_len.val()) << 16)
-            | bit_cast::<76, 16>(self.out_tag.val());
+        self.departs.push_data.next = (bit_cast::<76, 40>(self.events.out_sojourn.val()) << 36)
+            | (bit_cast::<76, 1>(self.events.out_queue.val().into()) << 35)
+            | (bit_cast::<76, 1>(self.events.out_drop.val().into()) << 34)
+            | (bit_cast::<76, 2>(self.events.out_ecn.val()) << 32)
+            | (bit_cast::<76, 16>(self.events.out_len.val()) << 16)
+            | bit_cast::<76, 16>(self.events.out_tag.val());
         self.vpay.next = (bit_cast::<80, 40>(self.verdicts.head_data.val().get_bits::<40>(19))
             << 24)
             | bit_cast::<80, 19>(self.verdicts.head_data.val().get_bits::<19>(0));
@@ -357,24 +347,24 @@ mod tests {
         fn step(&mut self, ev: Event) {
             let f = &mut self.f;
             f.stamp.next = (self.cycle * NSPC).to_bits();
-            f.verdict_valid.next = false;
-            f.out_valid.next = false;
+            f.events.verdict_valid.next = false;
+            f.events.out_valid.next = false;
             match ev {
                 Event::None => {}
                 Event::Verdict(tag, code, queue) => {
-                    f.verdict_valid.next = true;
-                    f.verdict_tag.next = (tag as u64).to_bits();
-                    f.verdict_code.next = (code as u64).to_bits();
-                    f.verdict_queue.next = queue;
+                    f.events.verdict_valid.next = true;
+                    f.events.verdict_tag.next = (tag as u64).to_bits();
+                    f.events.verdict_code.next = (code as u64).to_bits();
+                    f.events.verdict_queue.next = queue;
                 }
                 Event::Depart(tag, len, ecn, drop, queue, soj) => {
-                    f.out_valid.next = true;
-                    f.out_tag.next = (tag as u64).to_bits();
-                    f.out_len.next = (len as u64).to_bits();
-                    f.out_ecn.next = (ecn as u64).to_bits();
-                    f.out_drop.next = drop;
-                    f.out_queue.next = queue;
-                    f.out_sojourn.next = soj.to_bits();
+                    f.events.out_valid.next = true;
+                    f.events.out_tag.next = (tag as u64).to_bits();
+                    f.events.out_len.next = (len as u64).to_bits();
+                    f.events.out_ecn.next = (ecn as u64).to_bits();
+                    f.events.out_drop.next = drop;
+                    f.events.out_queue.next = queue;
+                    f.events.out_sojourn.next = soj.to_bits();
                 }
             }
             let take = (self.ready)(self.cycle);

@@ -76,6 +76,41 @@ impl Logic for Crc8Step {
     }
 }
 
+/// The core's ports that the bridge drives, and their answers: reset, the descriptor stream and the
+/// register bus (the core's `rst`, `in_*` and `reg_*`).
+#[derive(LogicInterface, Default)]
+pub struct CoreDrive {
+    pub rst: Signal<Out, Bit>,
+    pub in_valid: Signal<Out, Bit>,
+    pub in_ready: Signal<In, Bit>,
+    pub in_len: Signal<Out, Bits<16>>,
+    pub in_ecn: Signal<Out, Bits<2>>,
+    pub in_tag: Signal<Out, Bits<16>>,
+    pub reg_addr: Signal<Out, Bits<8>>,
+    pub reg_wdata: Signal<Out, Bits<32>>,
+    pub reg_we: Signal<Out, Bit>,
+    pub reg_re: Signal<Out, Bit>,
+    pub reg_rdata: Signal<In, Bits<32>>,
+    pub reg_rvalid: Signal<In, Bit>,
+    pub reg_err: Signal<In, Bit>,
+}
+
+/// The core's verdict and egress streams, as the bridge takes them (its `out_ready` stays high).
+#[derive(LogicInterface, Default)]
+pub struct CoreEvents {
+    pub verdict_valid: Signal<In, Bit>,
+    pub verdict_tag: Signal<In, Bits<16>>,
+    pub verdict_code: Signal<In, Bits<2>>,
+    pub verdict_queue: Signal<In, Bit>,
+    pub out_valid: Signal<In, Bit>,
+    pub out_len: Signal<In, Bits<16>>,
+    pub out_ecn: Signal<In, Bits<2>>,
+    pub out_tag: Signal<In, Bits<16>>,
+    pub out_sojourn: Signal<In, Bits<40>>,
+    pub out_queue: Signal<In, Bit>,
+    pub out_drop: Signal<In, Bit>,
+}
+
 /// `CPB`: UART cycles per bit; `NSPC`: ns per clock cycle (the core's time step); `VLAT`: the core's
 /// verdict latency; `ID`: the core's ID register value; `CAP`: its descriptor capacity.
 #[derive(LogicBlock, Default)]
@@ -89,32 +124,10 @@ pub struct Bridge<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u6
     pub tx_valid: Signal<Out, Bit>,
     pub tx_ready: Signal<In, Bit>,
     // Core side.
-    pub core_rst: Signal<Out, Bit>,
+    pub core: CoreDrive,
     pub now: Signal<Out, Bits<64>>,
-    pub in_valid: Signal<Out, Bit>,
-    pub in_ready: Signal<In, Bit>,
-    pub in_len: Signal<Out, Bits<16>>,
-    pub in_ecn: Signal<Out, Bits<2>>,
-    pub in_tag: Signal<Out, Bits<16>>,
-    pub verdict_valid: Signal<In, Bit>,
-    pub verdict_tag: Signal<In, Bits<16>>,
-    pub verdict_code: Signal<In, Bits<2>>,
-    pub verdict_queue: Signal<In, Bit>,
-    pub out_valid: Signal<In, Bit>,
     pub out_ready: Signal<Out, Bit>,
-    pub out_len: Signal<In, Bits<16>>,
-    pub out_ecn: Signal<In, Bits<2>>,
-    pub out_tag: Signal<In, Bits<16>>,
-    pub out_sojourn: Signal<In, Bits<40>>,
-    pub out_queue: Signal<In, Bit>,
-    pub out_drop: Signal<In, Bit>,
-    pub reg_addr: Signal<Out, Bits<8>>,
-    pub reg_wdata: Signal<Out, Bits<32>>,
-    pub reg_we: Signal<Out, Bit>,
-    pub reg_re: Signal<Out, Bit>,
-    pub reg_rdata: Signal<In, Bits<32>>,
-    pub reg_rvalid: Signal<In, Bit>,
-    pub reg_err: Signal<In, Bit>,
+    pub events: CoreEvents,
     // Activity, one cycle each, for the LEDs.
     pub frame_ok: Signal<Out, Bit>,
     pub frame_err: Signal<Out, Bit>,
@@ -145,29 +158,16 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
         self.parser.read_address.next = self.executor.read_address.val();
         self.executor.read_data.next = self.parser.read_data.val();
 
-        // Executor <-> core.
-        self.core_rst.next = self.executor.core_rst.val();
+        // Executor <-> core; core events -> executor and framer.
+        CoreDrive::link(&mut self.core, &mut self.executor.core);
+        CoreEvents::link(&mut self.events, &mut self.executor.events);
+        CoreEvents::link(&mut self.events, &mut self.framer.events);
         self.now.next = bit_cast::<64, 40>(self.executor.now.val());
-        self.in_valid.next = self.executor.in_valid.val();
-        self.executor.in_ready.next = self.in_ready.val();
-        self.in_len.next = self.executor.in_len.val();
-        self.in_ecn.next = self.executor.in_ecn.val();
-        self.in_tag.next = self.executor.in_tag.val();
-        self.executor.verdict_valid.next = self.verdict_valid.val();
-        self.executor.verdict_code.next = self.verdict_code.val();
-        self.executor.out_valid.next = self.out_valid.val();
         self.out_ready.next = true;
-        self.reg_addr.next = self.executor.reg_addr.val();
-        self.reg_wdata.next = self.executor.reg_wdata.val();
-        self.reg_we.next = self.executor.reg_we.val();
-        self.reg_re.next = self.executor.reg_re.val();
-        self.executor.reg_rdata.next = self.reg_rdata.val();
-        self.executor.reg_rvalid.next = self.reg_rvalid.val();
-        self.executor.reg_err.next = self.reg_err.val();
         self.frame_ok.next = self.executor.frame_ok.val();
         self.frame_err.next = self.executor.frame_err.val();
 
-        // Executor -> framer -> UART tx; core events -> framer.
+        // Executor -> framer -> UART tx.
         self.framer.resp_pending.next = self.executor.resp_pending.val();
         self.framer.resp_kind.next = self.executor.resp_kind.val();
         self.executor.resp_sent.next = self.framer.resp_sent.val();
@@ -176,17 +176,6 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
         self.framer.inj_done.next = self.executor.inj_done.val();
         self.framer.command.next = self.parser.command.val();
         self.framer.stamp.next = self.executor.now.val();
-        self.framer.verdict_valid.next = self.verdict_valid.val();
-        self.framer.verdict_tag.next = self.verdict_tag.val();
-        self.framer.verdict_code.next = self.verdict_code.val();
-        self.framer.verdict_queue.next = self.verdict_queue.val();
-        self.framer.out_valid.next = self.out_valid.val();
-        self.framer.out_len.next = self.out_len.val();
-        self.framer.out_ecn.next = self.out_ecn.val();
-        self.framer.out_tag.next = self.out_tag.val();
-        self.framer.out_sojourn.next = self.out_sojourn.val();
-        self.framer.out_queue.next = self.out_queue.val();
-        self.framer.out_drop.next = self.out_drop.val();
         self.executor.verdict_count.next = self.framer.verdict_count.val();
         self.executor.depart_count.next = self.framer.depart_count.val();
         self.tx_data.next = self.framer.tx_data.val();
