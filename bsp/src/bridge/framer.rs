@@ -18,6 +18,12 @@ pub enum TxState {
     Send,
 }
 
+/// A frame's header as the framer needs it: LEN (bits 0-7), CMD (8-15) and the index of its CRC byte,
+/// LEN + 3 (16-20: SYNC, LEN and CMD come first).
+const fn frame(len: u8, cmd: u8) -> u64 {
+    len as u64 | (cmd as u64) << 8 | (len as u64 + 3) << 16
+}
+
 /// `CPB`: UART cycles per bit; `NSPC`: ns per clock cycle; `VLAT`: the core's verdict latency; `ID`: the
 /// core's ID register value; `CAP`: its descriptor capacity (all reported by HELLO_OK).
 #[derive(LogicBlock, Default)]
@@ -58,6 +64,8 @@ pub struct Framer<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u6
     departs: DescQueue<76, 8, 9>,
     crc_step: Crc8Step,
     tbyte: Signal<Local, Bits<8>>,
+    /// The frame's header, as `frame` packs it.
+    thead: Signal<Local, Bits<21>>,
     tlen: Signal<Local, Bits<8>>,
     tcmd: Signal<Local, Bits<8>>,
     /// The CRC's index (LEN + 3).
@@ -74,14 +82,15 @@ pub struct Framer<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u6
     version: K<8, { VERSION as u64 }>,
     nspc32: K<32, NSPC>,
     depth: K<16, 256>,
-    r_hello: K<8, { (cmd::HELLO | cmd::RESPONSE) as u64 }>,
-    r_read: K<8, { (cmd::READ | cmd::RESPONSE) as u64 }>,
-    r_write: K<8, { (cmd::WRITE | cmd::RESPONSE) as u64 }>,
-    r_start: K<8, { (cmd::START | cmd::RESPONSE) as u64 }>,
-    r_inject: K<8, { (cmd::INJECT | cmd::RESPONSE) as u64 }>,
-    c_error: K<8, { cmd::ERROR as u64 }>,
-    c_verdict: K<8, { cmd::VERDICT as u64 }>,
-    c_depart: K<8, { cmd::DEPART as u64 }>,
+    // Each answer's and event's frame header (see `frame`), by `executor::kind`.
+    f_hello: K<21, { frame(16, cmd::HELLO | cmd::RESPONSE) }>,
+    f_read: K<21, { frame(5, cmd::READ | cmd::RESPONSE) }>,
+    f_write: K<21, { frame(6, cmd::WRITE | cmd::RESPONSE) }>,
+    f_start: K<21, { frame(0, cmd::START | cmd::RESPONSE) }>,
+    f_inject: K<21, { frame(1, cmd::INJECT | cmd::RESPONSE) }>,
+    f_error: K<21, { frame(2, cmd::ERROR) }>,
+    f_verdict: K<21, { frame(8, cmd::VERDICT) }>,
+    f_depart: K<21, { frame(10, cmd::DEPART) }>,
 }
 
 impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP: u64> Logic
@@ -123,95 +132,38 @@ impl<const CPB: u64, const NSPC: u64, const VLAT: u64, const ID: u64, const CAP:
         self.departs.pop.next = false;
         self.resp_sent.next = false;
         self.tx_valid.next = false;
-        self.tlen.next = 0.into();
-        self.tcmd.next = self.r_start.val();
-        self.tlast.next = 3.into();
+        self.thead.next = self.f_start.val();
         match self.tkind.q.val().index() {
-            0 => {
-                self.tlen.next = 16.into();
-                self.tcmd.next = self.r_hello.val();
-                self.tlast.next = 19.into();
-            }
-            1 => {
-                self.tlen.next = 5.into();
-                self.tcmd.next = self.r_read.val();
-                self.tlast.next = 8.into();
-            }
-            2 => {
-                self.tlen.next = 6.into();
-                self.tcmd.next = self.r_write.val();
-                self.tlast.next = 9.into();
-            }
-            4 => {
-                self.tlen.next = 1.into();
-                self.tcmd.next = self.r_inject.val();
-                self.tlast.next = 4.into();
-            }
-            5 => {
-                self.tlen.next = 2.into();
-                self.tcmd.next = self.c_error.val();
-                self.tlast.next = 5.into();
-            }
-            6 => {
-                self.tlen.next = 8.into();
-                self.tcmd.next = self.c_verdict.val();
-                self.tlast.next = 11.into();
-            }
-            7 => {
-                self.tlen.next = 10.into();
-                self.tcmd.next = self.c_depart.val();
-                self.tlast.next = 13.into();
-            }
+            0 => self.thead.next = self.f_hello.val(),
+            1 => self.thead.next = self.f_read.val(),
+            2 => self.thead.next = self.f_write.val(),
+            4 => self.thead.next = self.f_inject.val(),
+            5 => self.thead.next = self.f_error.val(),
+            6 => self.thead.next = self.f_verdict.val(),
+            7 => self.thead.next = self.f_depart.val(),
             _ => {}
         }
+        self.tlen.next = self.thead.val().get_bits::<8>(0);
+        self.tcmd.next = self.thead.val().get_bits::<8>(8);
+        self.tlast.next = self.thead.val().get_bits::<5>(16);
         // HELLO_OK's payload byte at tidx (payload byte tidx - 3).
         self.hbyte.next = self.vlat.val();
         match self.tidx.q.val().index() {
-            3 => {
-                self.hbyte.next = self.version.val();
-            }
-            4 => {
-                self.hbyte.next = self.core_id.val().get_bits::<8>(0);
-            }
-            5 => {
-                self.hbyte.next = self.core_id.val().get_bits::<8>(8);
-            }
-            6 => {
-                self.hbyte.next = self.core_id.val().get_bits::<8>(16);
-            }
-            7 => {
-                self.hbyte.next = self.core_id.val().get_bits::<8>(24);
-            }
-            8 => {
-                self.hbyte.next = self.nspc32.val().get_bits::<8>(0);
-            }
-            9 => {
-                self.hbyte.next = self.nspc32.val().get_bits::<8>(8);
-            }
-            10 => {
-                self.hbyte.next = self.nspc32.val().get_bits::<8>(16);
-            }
-            11 => {
-                self.hbyte.next = self.nspc32.val().get_bits::<8>(24);
-            }
-            12 => {
-                self.hbyte.next = self.cpb.val().get_bits::<8>(0);
-            }
-            13 => {
-                self.hbyte.next = self.cpb.val().get_bits::<8>(8);
-            }
-            14 => {
-                self.hbyte.next = self.capacity.val().get_bits::<8>(0);
-            }
-            15 => {
-                self.hbyte.next = self.capacity.val().get_bits::<8>(8);
-            }
-            16 => {
-                self.hbyte.next = self.depth.val().get_bits::<8>(0);
-            }
-            17 => {
-                self.hbyte.next = self.depth.val().get_bits::<8>(8);
-            }
+            3 => self.hbyte.next = self.version.val(),
+            4 => self.hbyte.next = self.core_id.val().get_bits::<8>(0),
+            5 => self.hbyte.next = self.core_id.val().get_bits::<8>(8),
+            6 => self.hbyte.next = self.core_id.val().get_bits::<8>(16),
+            7 => self.hbyte.next = self.core_id.val().get_bits::<8>(24),
+            8 => self.hbyte.next = self.nspc32.val().get_bits::<8>(0),
+            9 => self.hbyte.next = self.nspc32.val().get_bits::<8>(8),
+            10 => self.hbyte.next = self.nspc32.val().get_bits::<8>(16),
+            11 => self.hbyte.next = self.nspc32.val().get_bits::<8>(24),
+            12 => self.hbyte.next = self.cpb.val().get_bits::<8>(0),
+            13 => self.hbyte.next = self.cpb.val().get_bits::<8>(8),
+            14 => self.hbyte.next = self.capacity.val().get_bits::<8>(0),
+            15 => self.hbyte.next = self.capacity.val().get_bits::<8>(8),
+            16 => self.hbyte.next = self.depth.val().get_bits::<8>(0),
+            17 => self.hbyte.next = self.depth.val().get_bits::<8>(8),
             _ => {}
         }
         self.tbyte.next = self.tsh.q.val().get_bits::<8>(0);
