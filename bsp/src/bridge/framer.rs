@@ -382,28 +382,33 @@ mod tests {
                     verdict_latency: VLAT as u8
                 })
             );
-            let read = tb.answer(kind::READ, |f| {
-                f.addr.next = 0x21.into();
-                f.value.next = 0x8765_4321u64.to_bits();
-            });
-            assert_eq!(
-                read,
-                Message::ReadOk {
-                    addr: 0x21,
-                    value: 0x8765_4321
-                }
-            );
-            let write = tb.answer(kind::WRITE, |f| {
-                f.addr.next = 0x10.into();
-                f.value.next = 0xAB_CDEF_0123u64.to_bits();
-            });
-            assert_eq!(
-                write,
-                Message::WriteOk {
-                    addr: 0x10,
-                    time: 0xAB_CDEF_0123
-                }
-            );
+            let ok = [
+                (
+                    kind::READ,
+                    0x21u64,
+                    0x8765_4321u64,
+                    Message::ReadOk {
+                        addr: 0x21,
+                        value: 0x8765_4321,
+                    },
+                ),
+                (
+                    kind::WRITE,
+                    0x10u64,
+                    0xAB_CDEF_0123u64,
+                    Message::WriteOk {
+                        addr: 0x10,
+                        time: 0xAB_CDEF_0123,
+                    },
+                ),
+            ];
+            for (k, addr, value, want) in ok {
+                let got = tb.answer(k, |f| {
+                    f.addr.next = addr.to_bits();
+                    f.value.next = value.to_bits();
+                });
+                assert_eq!(got, want);
+            }
             assert_eq!(tb.answer(kind::START, |_| {}), Message::StartOk);
             let inj = tb.answer(kind::INJECT, |f| f.inj_done.next = 32.into());
             assert_eq!(inj, Message::InjectOk { count: 32 });
