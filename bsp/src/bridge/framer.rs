@@ -341,6 +341,12 @@ mod tests {
             self.cycle += 1;
         }
 
+        /// Every frame sent so far, decoded.
+        fn messages(&self) -> Vec<Message> {
+            let decode = |f| Message::decode(f).expect("a frame of the protocol");
+            self.frames.iter().map(decode).collect()
+        }
+
         /// Sends the answer `k` with the fields given; returns its message.
         fn answer(&mut self, k: u64, set: impl Fn(&mut F)) -> Message {
             set(&mut self.f);
@@ -443,11 +449,7 @@ mod tests {
         for _ in 0..2000 {
             tb.step(Event::None);
         }
-        let got: Vec<Message> = tb
-            .frames
-            .iter()
-            .map(|f| Message::decode(f).unwrap())
-            .collect();
+        let got = tb.messages();
         let verdict = |tag, code, queue, c: u64| Message::Verdict {
             tag,
             code,
@@ -492,11 +494,7 @@ mod tests {
         while tb.cycle < 400 + 40 * 30 * 3 {
             tb.step(Event::None);
         }
-        let got: Vec<Message> = tb
-            .frames
-            .iter()
-            .map(|f| Message::decode(f).unwrap())
-            .collect();
+        let got = tb.messages();
         assert_eq!(got.len(), 40);
         for (k, m) in got[..20].iter().enumerate() {
             assert!(
