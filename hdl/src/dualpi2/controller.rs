@@ -31,6 +31,7 @@
 //! both carries (carry select).
 
 use crate::konst::K;
+use crate::serial_delta::SerialDelta;
 use aqm_golden::dualpi2::consts::{RECOMPUTE_CYCLES, UPDATE_CYCLES};
 use aqm_golden::dualpi2::params::HARDWARE_PARAMS as H;
 use rust_hdl::prelude::*;
@@ -140,18 +141,8 @@ pub struct DualPi2Controller {
     gtc: DFF<Bit>,
     use_l: DFF<Bit>,
     use_c: DFF<Bit>,
-    // Mul: the operand bits d1, d2 and their borrows; the two carry-save multipliers (sum bits 0-19,
-    // carry bits 0-20, each of weight 2^k of the current step); delta's bit and its adder's carry.
-    x1: DFF<Bit>,
-    x2: DFF<Bit>,
-    br1: DFF<Bit>,
-    br2: DFF<Bit>,
-    sa: DFF<Bits<20>>,
-    ca: DFF<Bits<21>>,
-    sb: DFF<Bits<20>>,
-    cb: DFF<Bits<21>>,
-    dl: DFF<Bit>,
-    cab: DFF<Bit>,
+    /// Mul: delta = alpha_i d1 + beta_i d2, bit-serially (21-bit gains).
+    mul: SerialDelta<21, 20>,
     // Mul2: delta's sign; the carries of t and s; s > cap, cap all ones, any of s's bits 32-56.
     neg: DFF<Bit>,
     ct: DFF<Bit>,
@@ -200,14 +191,6 @@ pub struct DualPi2Controller {
     vl: Signal<Local, Bit>,
     vc: Signal<Local, Bit>,
     pick_c: Signal<Local, Bit>,
-    sa_x: Signal<Local, Bits<21>>,
-    sb_x: Signal<Local, Bits<21>>,
-    ppa: Signal<Local, Bits<21>>,
-    ppb: Signal<Local, Bits<21>>,
-    suma: Signal<Local, Bits<21>>,
-    sumb: Signal<Local, Bits<21>>,
-    oa: Signal<Local, Bit>,
-    ob: Signal<Local, Bit>,
     m63: Signal<Local, Bit>,
     tbit: Signal<Local, Bit>,
     pk: Signal<Local, Bit>,
@@ -228,9 +211,9 @@ impl Logic for DualPi2Controller {
             self, clock, busy_r, s_age, s_sel, s_mul1, s_mul2, s_kp, s_com, bi, w40, w32, w30, ge2,
             ge8, e39, e65, into_mul, into_kp, fire_r, dirty, upd, nn, armed, prob_r, kp_r, ovl_r,
             last_r, updates_r, at, tl, tc, hvl, hvc, tgt, ga, gb, dol, kl, capl, pn, lsh, bl, bc,
-            gtc, use_l, use_c, x1, x2, br1, br2, sa, ca, sb, cb, dl, cab, neg, ct, cs, gt, cones,
-            hi_any, mode, kpp
+            gtc, use_l, use_c, neg, ct, cs, gt, cones, hi_any, mode, kpp
         );
+        clock!(self, clock, mul);
         // due = reached(now40, next_update): bit 39 of now40 + nn + 1, the upper 18 bits computed for
         // both carries out of the lower 22 (carry select). Each "+ 1" is a ones bit appended below both
         // operands (a constant carry into the chain costs a logic level on this part).
@@ -303,26 +286,10 @@ impl Logic for DualPi2Controller {
         self.qb.next = self.qb.val() & self.w40.q.val();
         self.tb.next = self.tgt.q.val().get_bit(0) & self.w30.q.val();
         self.lb.next = self.lsh.q.val().get_bit(0) & self.w40.q.val();
-        // Stage 1: the carry-save multipliers. Cell k adds its sum bit, its carry bit and the partial
-        // product bit; the sum moves down one place (the pass emits bit 0), the carry stays.
-        self.sa_x.next = bit_cast::<21, 20>(self.sa.q.val());
-        self.sb_x.next = bit_cast::<21, 20>(self.sb.q.val());
-        self.ppa.next = 0.into();
-        if self.x1.q.val() {
-            self.ppa.next = self.ga.q.val();
-        }
-        self.ppb.next = 0.into();
-        if self.x2.q.val() {
-            self.ppb.next = self.gb.q.val();
-        }
-        self.suma.next = self.sa_x.val() ^ self.ca.q.val() ^ self.ppa.val();
-        self.sumb.next = self.sb_x.val() ^ self.cb.q.val() ^ self.ppb.val();
-        self.oa.next = self.suma.val().get_bit(0);
-        self.ob.next = self.sumb.val().get_bit(0);
-        // Stage 2 (Mul2): bit i of delta is in `dl` at step i + 2; t = delta + 63 (if negative) and
+        // Mul2: bit i of delta is at `mul.delta` in step i + 2; t = delta + 63 (if negative) and
         // bit i - 6 of s = p' + (t >> 6).
         self.m63.next = self.neg.q.val() & self.ge2.q.val() & !self.ge8.q.val();
-        self.tbit.next = self.dl.q.val() ^ self.m63.val() ^ self.ct.q.val();
+        self.tbit.next = self.mul.delta.val() ^ self.m63.val() ^ self.ct.q.val();
         self.pk.next = self.pn.q.val().get_bit(0) & self.ge8.q.val() & self.w40.q.val();
         self.sbit.next = self.pk.val() ^ self.tbit.val() ^ self.cs.q.val();
         // The saturated, capped p': MAX / k if above it without drop_overload, else 0 if negative,
@@ -457,6 +424,15 @@ impl Logic for DualPi2Controller {
             | (self.s_mul1.q.val() & (self.bi.q.val() == self.c_mul_end.val()));
         self.into_kp.d.next = self.s_mul2.q.val() & (self.bi.q.val() == self.c_mul_end.val());
         self.last.next = self.into_mul.q.val();
+        // Mul's stages 1 and 2, the multipliers and delta's adder: they run every step of Mul1 and
+        // Mul2, and start at 0 in each.
+        self.mul.run.next = self.op_sh.val();
+        self.mul.clear.next = self.last.val();
+        self.mul.q.next = self.qb.val();
+        self.mul.t.next = self.tb.val();
+        self.mul.o.next = self.lb.val();
+        self.mul.a.next = self.ga.q.val();
+        self.mul.b.next = self.gb.q.val();
         if self.s_sel.q.val() {
             self.use_c.d.next = self.pick_c.val();
             self.use_l.d.next = self.vl.val() & !self.pick_c.val();
@@ -464,15 +440,15 @@ impl Logic for DualPi2Controller {
             self.s_mul1.d.next = true;
         }
         if self.s_mul1.q.val() & self.e65.q.val() {
-            // delta's sign: bit 63, in `dl` at the last step.
-            self.neg.d.next = self.dl.q.val();
+            // delta's sign: bit 63, at `mul.delta` in the last step.
+            self.neg.d.next = self.mul.delta.val();
             self.s_mul1.d.next = false;
             self.s_mul2.d.next = true;
         }
         if self.s_mul2.q.val() {
             if self.ge2.q.val() {
-                self.ct.d.next = (self.dl.q.val() & self.m63.val())
-                    | ((self.dl.q.val() ^ self.m63.val()) & self.ct.q.val());
+                self.ct.d.next = (self.mul.delta.val() & self.m63.val())
+                    | ((self.mul.delta.val() ^ self.m63.val()) & self.ct.q.val());
             }
             if self.ge8.q.val() {
                 self.cs.d.next = (self.pk.val() & self.tbit.val())
@@ -522,27 +498,6 @@ impl Logic for DualPi2Controller {
                 self.updates_r.d.next = self.updates_r.q.val() + 1;
             }
         }
-        if self.op_sh.val() {
-            // The two stages in front of delta run every step of Mul1 and Mul2.
-            self.x1.d.next = self.qb.val() ^ self.tb.val() ^ self.br1.q.val();
-            self.br1.d.next = (!self.qb.val() & self.tb.val())
-                | (!(self.qb.val() ^ self.tb.val()) & self.br1.q.val());
-            self.x2.d.next = self.qb.val() ^ self.lb.val() ^ self.br2.q.val();
-            self.br2.d.next = (!self.qb.val() & self.lb.val())
-                | (!(self.qb.val() ^ self.lb.val()) & self.br2.q.val());
-            self.sa.d.next = self.suma.val().get_bits::<20>(1);
-            self.ca.d.next = (self.sa_x.val() & self.ca.q.val())
-                | (self.sa_x.val() & self.ppa.val())
-                | (self.ca.q.val() & self.ppa.val());
-            self.sb.d.next = self.sumb.val().get_bits::<20>(1);
-            self.cb.d.next = (self.sb_x.val() & self.cb.q.val())
-                | (self.sb_x.val() & self.ppb.val())
-                | (self.cb.q.val() & self.ppb.val());
-            self.dl.d.next = self.oa.val() ^ self.ob.val() ^ self.cab.q.val();
-            self.cab.d.next = (self.oa.val() & self.ob.val())
-                | (self.oa.val() & self.cab.q.val())
-                | (self.ob.val() & self.cab.q.val());
-        }
         self.e39.d.next = self.bi.q.val() == self.c_age_end.val();
         self.e65.d.next = self.bi.q.val() == self.c_mul_end.val();
         if self.bi.q.val() == 39 {
@@ -571,16 +526,6 @@ impl Logic for DualPi2Controller {
             self.e65.d.next = false;
         }
         if self.last.val() {
-            self.x1.d.next = false;
-            self.x2.d.next = false;
-            self.br1.d.next = false;
-            self.br2.d.next = false;
-            self.sa.d.next = 0.into();
-            self.ca.d.next = 0.into();
-            self.sb.d.next = 0.into();
-            self.cb.d.next = 0.into();
-            self.dl.d.next = false;
-            self.cab.d.next = false;
             self.ct.d.next = false;
             self.cs.d.next = false;
             self.gt.d.next = false;

@@ -37,6 +37,7 @@
 //! comparison are split into 22 + 18 bits with the upper part computed for both carries (carry select).
 
 use crate::konst::K;
+use crate::serial_delta::SerialDelta;
 use aqm_golden::pie::consts::{
     FIRST_UPDATE_NS, GAIN_K, PROB_10PCT, PROB_20PCT, PROB_2PCT, QDELAY_BOOST_TICKS, SCALE_LEVELS,
 };
@@ -163,19 +164,9 @@ pub struct PieController {
     ga: DFF<Bits<34>>,
     gb: DFF<Bits<34>>,
     shc: DFF<Bits<4>>,
-    // Mul: the operand bits d1, d2 and their borrows; the two carry-save multipliers (sum bits 0-32,
-    // carry bits 0-33, each of weight 2^k of the current step); delta's bit and its adder's carry;
-    // 2 %'s bit of the step before.
-    x1: DFF<Bit>,
-    x2: DFF<Bit>,
-    br1: DFF<Bit>,
-    br2: DFF<Bit>,
-    sa: DFF<Bits<33>>,
-    ca: DFF<Bits<34>>,
-    sb: DFF<Bits<33>>,
-    cb: DFF<Bits<34>>,
-    dl: DFF<Bit>,
-    cab: DFF<Bit>,
+    /// Mul: delta = alpha_i d1 + beta_i d2, bit-serially (34-bit gains).
+    mul: SerialDelta<34, 33>,
+    /// 2 %'s bit of the step before.
     c2b: DFF<Bit>,
     // Mul1: delta > 2 % (unsigned borrow), the cap (step 5). Mul2: the carries of delta' and of
     // prob + delta', any of the sum's bits 56-63, its sign (negative) and whether it is above 100 %.
@@ -224,14 +215,6 @@ pub struct PieController {
     g_sh: Signal<Local, Bit>,
     g_in_a: Signal<Local, Bit>,
     g_in_b: Signal<Local, Bit>,
-    sa_x: Signal<Local, Bits<34>>,
-    sb_x: Signal<Local, Bits<34>>,
-    pp_a: Signal<Local, Bits<34>>,
-    pp_b: Signal<Local, Bits<34>>,
-    suma: Signal<Local, Bits<34>>,
-    sumb: Signal<Local, Bits<34>>,
-    oa: Signal<Local, Bit>,
-    ob2: Signal<Local, Bit>,
     gt2_next: Signal<Local, Bit>,
     dx: Signal<Local, Bit>,
     dy: Signal<Local, Bit>,
@@ -271,9 +254,9 @@ impl Logic for PieController {
             w34, w24, ge2, ge57, ge58, at56, e55, into_mul, into_dec, into_div, upd, prob_r, ppb_r,
             lt20_r, le10_r, nn, armed, dirty, fire_r, qd, qold, tgt, th, al, be, bnz, mtun, pw,
             quo, rem, b0, b1, b2, b3, b4, b5, qnz, onz, boost, qlt, qolt, kb, acc_a, acc_b, ga, gb,
-            shc, x1, x2, br1, br2, sa, ca, sb, cb, dl, cab, c2b, gt2, cap, c1, c2, anyhi, neg,
-            over, dec, brd, b20, b10, nz
+            shc, c2b, gt2, cap, c1, c2, anyhi, neg, over, dec, brd, b20, b10, nz
         );
+        clock!(self, clock, mul);
         self.now40.next = self.now.val().get_bits::<40>(0);
         // due = reached(now40, next_update): bit 39 of now40 + nn + 1, the upper 18 bits computed for
         // both carries out of the lower 22 (carry select). Each "+ 1" is a ones bit appended below both
@@ -469,57 +452,29 @@ impl Logic for PieController {
             self.shc.d.next = self.shc.q.val() - 1;
         }
 
-        // Mul, stage 0: d1 = qdelay - target and d2 = qdelay - qdelay_old, serially. Stage 1: the
-        // carry-save multipliers; cell k adds its sum bit, its carry bit and the partial product bit,
-        // the sum moves down one place (the pass emits bit 0), the carry stays. Stage 2: delta's bit.
-        self.sa_x.next = bit_cast::<34, 33>(self.sa.q.val());
-        self.sb_x.next = bit_cast::<34, 33>(self.sb.q.val());
-        self.pp_a.next = 0.into();
-        if self.x1.q.val() {
-            self.pp_a.next = self.ga.q.val();
-        }
-        self.pp_b.next = 0.into();
-        if self.x2.q.val() {
-            self.pp_b.next = self.gb.q.val();
-        }
-        self.suma.next = self.sa_x.val() ^ self.ca.q.val() ^ self.pp_a.val();
-        self.sumb.next = self.sb_x.val() ^ self.cb.q.val() ^ self.pp_b.val();
-        self.oa.next = self.suma.val().get_bit(0);
-        self.ob2.next = self.sumb.val().get_bit(0);
-        if self.s_mul1.q.val() | self.s_mul2.q.val() {
-            self.x1.d.next = self.qb.val() ^ self.tb.val() ^ self.br1.q.val();
-            self.br1.d.next = (!self.qb.val() & self.tb.val())
-                | (!(self.qb.val() ^ self.tb.val()) & self.br1.q.val());
-            self.x2.d.next = self.qb.val() ^ self.ob.val() ^ self.br2.q.val();
-            self.br2.d.next = (!self.qb.val() & self.ob.val())
-                | (!(self.qb.val() ^ self.ob.val()) & self.br2.q.val());
-            self.sa.d.next = self.suma.val().get_bits::<33>(1);
-            self.ca.d.next = (self.sa_x.val() & self.ca.q.val())
-                | (self.sa_x.val() & self.pp_a.val())
-                | (self.ca.q.val() & self.pp_a.val());
-            self.sb.d.next = self.sumb.val().get_bits::<33>(1);
-            self.cb.d.next = (self.sb_x.val() & self.cb.q.val())
-                | (self.sb_x.val() & self.pp_b.val())
-                | (self.cb.q.val() & self.pp_b.val());
-            self.dl.d.next = self.oa.val() ^ self.ob2.val() ^ self.cab.q.val();
-            self.cab.d.next = (self.oa.val() & self.ob2.val())
-                | (self.oa.val() & self.cab.q.val())
-                | (self.ob2.val() & self.cab.q.val());
-        }
-        // Bit i of delta is in `dl` at step i + 2, with bit i of 2 % in `c2b`.
+        // Mul: delta = alpha_i (qdelay - target) + beta_i (qdelay - qdelay_old), bit-serially; every
+        // carry and the multipliers start at 0 in each Mul pass.
+        self.mul.run.next = self.s_mul1.q.val() | self.s_mul2.q.val();
+        self.mul.clear.next = self.into_mul.q.val();
+        self.mul.q.next = self.qb.val();
+        self.mul.t.next = self.tb.val();
+        self.mul.o.next = self.ob.val();
+        self.mul.a.next = self.ga.q.val();
+        self.mul.b.next = self.gb.q.val();
+        // Bit i of delta is at `mul.delta` in step i + 2, with bit i of 2 % in `c2b`.
         self.c2b.d.next = self.prob_2pct_up.val().get_bit(self.i6.val().index());
         // Mul1: delta > 2 % (unsigned); step 5 caps a positive delta above 2 % while prob >= 10 %.
-        self.gt2_next.next = (!self.c2b.q.val() & self.dl.q.val())
-            | (!(self.c2b.q.val() ^ self.dl.q.val()) & self.gt2.q.val());
+        self.gt2_next.next = (!self.c2b.q.val() & self.mul.delta.val())
+            | (!(self.c2b.q.val() ^ self.mul.delta.val()) & self.gt2.q.val());
         if self.s_mul1.q.val() & self.ge2.q.val() {
             self.gt2.d.next = self.gt2_next.val();
         }
         if self.s_mul1.q.val() & self.into_mul.q.val() {
-            self.cap.d.next = !self.dl.q.val() & self.gt2_next.val() & !self.b0.q.val();
+            self.cap.d.next = !self.mul.delta.val() & self.gt2_next.val() & !self.b0.q.val();
         }
         // Mul2: delta' = (2 % if capped, else delta) + 2 % above 250 ms (step 6, mod 2^64), then
         // prob + delta' (65-bit signed) into prob in place (bits 0-55), bits 56-63 any, the sign.
-        self.dx.next = self.dl.q.val();
+        self.dx.next = self.mul.delta.val();
         if self.cap.q.val() {
             self.dx.next = self.c2b.q.val();
         }
@@ -655,16 +610,6 @@ impl Logic for PieController {
         }
         if self.into_mul.q.val() {
             // Into a Mul pass: the multipliers and every serial carry start at 0.
-            self.x1.d.next = false;
-            self.x2.d.next = false;
-            self.br1.d.next = false;
-            self.br2.d.next = false;
-            self.sa.d.next = 0.into();
-            self.ca.d.next = 0.into();
-            self.sb.d.next = 0.into();
-            self.cb.d.next = 0.into();
-            self.dl.d.next = false;
-            self.cab.d.next = false;
             self.gt2.d.next = false;
             self.c1.d.next = false;
             self.c2.d.next = false;
