@@ -1,7 +1,7 @@
-//! The ports every core has and the wiring every core shares, declared once: both cores are the same block to the outside (the emit test
-//! `every_core_has_the_same_ports` holds them to it, and the Verilator bindings, the board tops and the
-//! formal harnesses rely on it). The meaning of each port, cycle by cycle, is on the contract pages
-//! (hdl/PIE-CORE.md, hdl/DUALPI2-CORE.md).
+//! The ports every core has and the wiring every core shares, declared once: both cores are the same
+//! block to the outside (the emit test `every_core_has_the_same_ports` holds them to it, and the
+//! Verilator bindings, the board tops and the formal harnesses rely on it). The meaning of each port,
+//! cycle by cycle, is on the contract pages (hdl/PIE-CORE.md, hdl/DUALPI2-CORE.md).
 
 /// `aqm_core! { #[derive(LogicBlock, Default)] pub struct Name<..> { own fields } }`: the struct with the
 /// core ports first, then the core's own (private) fields.
@@ -82,8 +82,8 @@ pub(crate) use aqm_core;
 ///     }
 /// }
 /// ```
-/// Every core has the blocks `regs`, `ctrl`, `ingress`, `egress` and `prng` (clocked here) and wires
-/// them alike: the internal reset (`rst` or the registers' soft reset), the descriptor and verdict
+/// Every core has the blocks `regs`, `ctrl`, `ingress`, `egress` and `prng` (clocked here) and a local
+/// `rst_i`, and wires them alike: the internal reset (`rst` or the registers' soft reset), the descriptor and verdict
 /// streams through the ingress, the egress stream through the egress, the register bus through the
 /// register file, the PRNG's seed from the registers, a PROB write into the controller, and the
 /// scheduling hints. The core's own statements wire the rest (`verdict_queue`, `out_queue` and
@@ -94,7 +94,7 @@ macro_rules! core_logic {
         impl $(<const $g:ident: u64>)? Logic for $name:ident $(<$g2:ident>)? {
             $pound:tt $attr:tt
             fn update(&mut $s:tt) {
-                clock!($s2:tt, clock $(, $blk:ident)*);
+                clock!($_self:tt, clock $(, $blk:ident)*);
                 $($body:tt)*
             }
         }
