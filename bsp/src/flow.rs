@@ -97,7 +97,10 @@ pub struct FlowReport {
     pub ios: u64,
     pub plls: u64,
     pub clocks: Vec<ClockTiming>,
-    pub critical_path: Vec<String>,
+    /// The critical path: each step's cumulative delay (ns, as nextpnr prints it) and its source
+    /// signal, then nextpnr's split into logic and routing delay.
+    pub critical_path: Vec<(String, String)>,
+    pub critical_split: String,
     pub board_synth: SynthReport,
     pub core_synth: SynthReport,
     /// The block RAMs of the device.
@@ -307,13 +310,14 @@ fn parse_nextpnr(log: &str, target: Target, r: &mut FlowReport) {
         .collect::<Vec<_>>()
         // A carry chain is one cell per bit under the same signal: keep the last of each run.
         .chunk_by(|a, b| a.1 == b.1)
-        .filter_map(|run| run.last())
-        .map(|(total, signal)| format!("{total:>5} ns  {signal}"))
+        .filter_map(|run| run.last().cloned())
         .collect();
-    if let Some(split) = report.lines().find(|l| l.contains("ns logic")) {
-        r.critical_path
-            .push(split.trim_start_matches("Info:").trim().to_string());
-    }
+    r.critical_split = report
+        .lines()
+        .find(|l| l.contains("ns logic"))
+        .map_or(String::new(), |l| {
+            l.trim_start_matches("Info:").trim().to_string()
+        });
 }
 
 /// Places and routes with each seed of [`PNR_SEEDS`] in turn until every clock meets its target:
@@ -858,8 +862,11 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
         let _ = writeln!(s, ", place and route {:.0} s in all.", r.pnr_seconds);
     }
     let _ = writeln!(s, "\nCritical path (cumulative delay, source cell):\n\n```");
-    for l in &r.critical_path {
-        let _ = writeln!(s, "{l}");
+    for (total, signal) in &r.critical_path {
+        let _ = writeln!(s, "{total:>5} ns  {signal}");
+    }
+    if !r.critical_split.is_empty() {
+        let _ = writeln!(s, "{}", r.critical_split);
     }
     let _ = writeln!(s, "```\n");
     if r.on_board {

@@ -174,14 +174,8 @@ fn block_table(blocks: &[String], mhz: f64, out: &std::path::Path) -> Result<(),
     for b in blocks {
         let r = build_block(b, mhz, out)?;
         let fmax = r.best_fmax();
-        let cells: Vec<&str> = r
-            .critical_path
-            .iter()
-            .filter(|l| l.contains(" ns  "))
-            .filter_map(|l| l.split("ns  ").nth(1))
-            .collect();
-        let path = match (cells.first(), cells.last()) {
-            (Some(a), Some(b)) => format!("{a} -> {b}"),
+        let path = match (r.critical_path.first(), r.critical_path.last()) {
+            (Some(a), Some(b)) => format!("{} -> {}", a.1, b.1),
             _ => String::new(),
         };
         s.push_str(&format!(
