@@ -1,9 +1,10 @@
 //! The board top: the 100 MHz clock (P7) into the iCE40 PLL, which clocks everything at 40 MHz (the
 //! cards close timing at 68 to 77 MHz with PIE and about 50 MHz with DualPI2, depending on the
-//! placement, not at 100: see the bitstream reports), the reset button (rst_n, P8, active low) through a synchroniser, the USB-UART (FPGA input
-//! usb_rx P14, output usb_tx M9), the protocol bridge, an AQM core, and eight LEDs. [`board_top!`]
-//! instantiates it twice for a core type (every core has the same ports): with [`PllClock`] for the
-//! board, and with [`DirectClock`] for simulation, where the PLL has no model.
+//! placement, not at 100: see the bitstream reports), the reset button (rst_n, P8, active low) through
+//! a synchroniser, the USB-UART (FPGA input usb_rx P14, output usb_tx M9), the protocol bridge, an AQM
+//! core, and eight LEDs. [`board_top!`] instantiates it twice for a core type (every core has the same
+//! ports): with [`PllClock`] for the board, and with [`DirectClock`] for simulation, where the PLL has
+//! no model.
 //!
 //! LEDs (0..7): heartbeat, frame answered, frame refused, enqueued, CE-marked, early drop, tail drop,
 //! departure; each event stretched to about 50 ms.
