@@ -1,6 +1,10 @@
 // A core under proof and the driver's side of its contract, shared by the core harnesses: included in the
 // body of a harness after `define CORE_MODULE (pie_core or dualpi2_core).
 //
+// A harness whose job cuts signals inside the core into inputs (a `<harness>.<group>.ys` preparation,
+// for example the controller's outputs) defines CORE_ABSTRACT_PORTS: the port connections that drive
+// them.
+//
 // The core's outputs a mutant may alter come out as *_dut; verdict_valid and verdict_tag are defined
 // here, verdict_queue and out_tag by the harness.
 //
@@ -44,6 +48,9 @@
       .idle(idle),
       .next_update(next_update),
       .link_free(link_free),
+`ifdef CORE_ABSTRACT_PORTS
+      `CORE_ABSTRACT_PORTS
+`endif
       .link_busy(link_busy)
   );
 

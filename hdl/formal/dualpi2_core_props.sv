@@ -24,7 +24,12 @@
 //            their out_valid is high; a clear of cycle w empties it at the edge of w+1 and wins there
 //   REGS     one register (ID, CAPACITY or a parameter 0x10-0x1C) read back: its reset value after reset,
 //            an accepted write's value from w+PARAM_CYCLES (40), unchanged by a rejected write
-//   COVER    verdicts into L and into C; a departure (COVER_DEEP: a tail drop, after a LIMIT write)
+//   COVER    verdicts into L and into C; a departure; a Classic drop, an L mark, a Classic mark of
+//            ECT(0), an L drop at dequeue (COVER_DEEP: a tail drop, after a LIMIT write). With the
+//            controller abstracted (dualpi2_core_props.cover.ys): its outputs are cut, and p' is 0
+//            until one commit of any value, with kp and overload of that value and k = 2 (no K
+//            writes); the real controller reaches p' > 0 RECOMPUTE_CYCLES = 42 cycles after a PROB
+//            write
 //
 // Mutations (`define MUT_*, scripts/prove --mutants):
 //   MUT_VERDICT_DROP     the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)
@@ -40,6 +45,20 @@ module dualpi2_core_props (
     input wire track
 );
 `define CORE_MODULE dualpi2_core
+`ifdef COVER
+`include "dualpi2_ctrl_consts.svh"
+  // The controller abstracted (dualpi2_core_props.cover.ys): p' is 0 from reset and takes any value at
+  // one commit, with kp = k x p' (no K writes here: k is its reset value, 2) and the overload flag
+  // that dualpi2_ctrl_props.sv proves a commit gives.
+  (* anyseq *) reg abs_commit;
+  (* anyconst *) reg [31:0] abs_value;
+  reg abs_done = 1'b0;
+  always @(posedge clock) if (abs_commit) abs_done <= 1'b1;
+  wire [31:0] abs_prob = abs_done ? abs_value : 32'd0;
+  wire [39:0] abs_kp = {7'd0, abs_prob, 1'b0};
+  wire abs_overload = abs_kp[39:32] != 8'd0;
+`define CORE_ABSTRACT_PORTS .\ctrl$prob (abs_prob), .\ctrl$kp (abs_kp), .\ctrl$overload (abs_overload),
+`endif
 `include "core_dut.svh"
 
 `ifdef MUT_FIFO_SWAP
@@ -155,10 +174,17 @@ module dualpi2_core_props (
 `endif
 
 `ifdef COVER
+  always @(*) if (reg_we) assume (reg_addr != 8'h14);
   always @(*) if (!init) begin
     cover (verdict_valid && verdict_code == 2'd0 && verdict_queue);
     cover (verdict_valid && verdict_code == 2'd0 && !verdict_queue);
     cover (departure && !out_drop);
+    // The dequeue decisions: a Classic drop, an L mark, a Classic mark of an ECT(0) packet, an L drop
+    // (overload).
+    cover (departure && out_drop && !out_queue);
+    cover (departure && !out_drop && out_queue && out_ecn == 2'd3);
+    cover (departure && !out_drop && !out_queue && out_ecn == 2'd3 && out_tag[1:0] == 2'd2);
+    cover (departure && out_drop && out_queue);
   end
 `endif
 `ifdef COVER_DEEP

@@ -27,8 +27,11 @@
 //            increment there
 //   INREADY  (BYTEMODE writes allowed) in_ready is low for at most BYTEMODE_HOLD - 1 = 13 cycles in a
 //            row: ingress never deadlocks; accepted - verdicts stays within 0 ... 5
-//   COVER    verdict codes 0 (enqueued) and 3 (tail drop, after a LIMIT write); a departure. Codes 1
-//            and 2 need prob > 0, at least RECOMPUTE_CYCLES = 113 cycles after a PROB write: not covered
+//   COVER    verdict codes 0 (enqueued), 1 (CE mark), 2 (drop) and 3 (tail drop, after a LIMIT
+//            write); a departure. With the controller abstracted (pie_core_props.cover.ys): its outputs
+//            are cut, and prob is 0 until one commit of any value, with the flags of that value (the
+//            controller's contract, proven by pie_ctrl_props.sv); codes 1 and 2 need prob > 0, which
+//            the real controller reaches RECOMPUTE_CYCLES = 113 cycles after a PROB write
 //
 // Mutations (`define MUT_*, scripts/prove --mutants):
 //   MUT_VERDICT_DROP  the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)
@@ -43,6 +46,19 @@ module pie_core_props (
     input wire track
 );
 `define CORE_MODULE pie_core
+`ifdef COVER
+`include "pie_ctrl_consts.svh"
+  // The controller abstracted (pie_core_props.cover.ys): prob is 0 from reset and takes any value at
+  // one commit, with the flags that pie_ctrl_props.sv proves a commit gives; ppb 0 (packet mode); no
+  // burst reset strobe (the burst allowance drains by the time between dequeues).
+  (* anyseq *) reg abs_commit;
+  (* anyconst *) reg [55:0] abs_value;
+  reg abs_done = 1'b0;
+  always @(posedge clock) if (abs_commit) abs_done <= 1'b1;
+  wire [55:0] abs_prob = abs_done ? abs_value : 56'd0;
+  wire abs_lt20 = abs_prob < PROB_20PCT[55:0], abs_le10 = abs_prob <= PROB_10PCT[55:0];
+`define CORE_ABSTRACT_PORTS .\ctrl$prob (abs_prob), .\ctrl$prob_lt20 (abs_lt20), .\ctrl$prob_le10 (abs_le10), .\ctrl$ppb (56'd0), .\ctrl$burst_reset (1'b0),
+`endif
 `include "core_dut.svh"
 
   wire verdict_queue = vq_dut;
@@ -189,6 +205,8 @@ module pie_core_props (
 `ifdef COVER
   always @(*) if (!init) begin
     cover (verdict_valid && verdict_code == 2'd0);
+    cover (verdict_valid && verdict_code == 2'd1);
+    cover (verdict_valid && verdict_code == 2'd2);
     cover (verdict_valid && verdict_code == 2'd3);
     cover (departure);
   end
