@@ -165,6 +165,15 @@ impl<const CPB: u64> Logic for Parser<CPB> {
     }
 }
 
+/// UART cycles per bit of the parser the formal proofs check (`scripts/prove`, bsp/formal/): the
+/// truncation timeout, 128 bit times, is then 128 cycles.
+pub const FORMAL_CPB: u64 = 1;
+
+/// The parser alone, as `module bridge_parser`, for the formal proofs.
+pub fn formal_design() -> aqm_hdl::emit::Emitted {
+    aqm_hdl::emit::emit_as(Parser::<FORMAL_CPB>::default(), "bridge_parser")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
