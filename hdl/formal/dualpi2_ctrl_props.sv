@@ -1,8 +1,9 @@
 // Formal harness of DualPI2's PI2 controller (hdl/src/dualpi2/controller.rs), `dualpi2_core$ctrl` of
 // the emitted core, alone, with dualpi2_ctrl_props.ys's preparation:
 //   - the multiplier's serial output (`mul$delta`: bit i of delta = alpha_i d1 + beta_i d2 in step
-//     i + 2 of each Mul pass) is cut and driven by the harness: delta is any 64-bit value, the same in
-//     Mul2 as in Mul1 (the multiplier runs twice on the same snapshot). What is proven is everything
+//     i + 2 of each Mul pass) is cut and driven by the harness: delta is any 64-bit value within the
+//     multiplier's range (|delta| < 2^62, see below), the same in Mul2 as in Mul1 (the multiplier runs
+//     twice on the same snapshot). What is proven is everything
 //     around the multiplier, for every delta; the products are the conformance tests';
 //   - every register starts free: the proof holds from any state that satisfies the idle invariants
 //     assumed at step 0 (no pass running or starting, the working copies of p' and last_qdelay equal
@@ -186,6 +187,11 @@ module dualpi2_ctrl_props (
   wire [6:0] bit_i = bi - 7'd2;
   always @(posedge clock) if (s_mul1 && bi >= 7'd2 && bi <= 7'd65) dl[bit_i[5:0]] <= delta_bit;
   always @(*) if (s_mul2 && bi >= 7'd2 && bi <= 7'd65) assume (delta_bit == dl[bit_i[5:0]]);
+  // The multiplier's range: qdelay < 2^39, target < 2^30 and last_qdelay < 2^40 make |d1|, |d2| <
+  // 2^40, and the gains are below 2^21, so |delta| < 2^62: bits 63 and 62 are equal. (Without this the
+  // check finds delta = 0x7FFFFFFCBFF3FEE0, whose p' + delta / 64 overflows the serial sum's 58 bits
+  // and commits 0: a delta no input can produce.)
+  always @(*) if (s_mul1 && bi == 7'd65) assume (delta_bit == dl[62]);
 
   // prob moves only at a commit.
   always @(*) if (!init && !commit) assert (prob == p_prob);
