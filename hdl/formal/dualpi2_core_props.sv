@@ -15,6 +15,9 @@
 //            no departure from a queue whose count is 0, each count <= HW_QUEUE_CAPACITY = 512, and no
 //            stall: with out_ready high and packets queued, a packet leaves within 2 cycles of being
 //            counted (pick, decide, out)
+//   BYTES    BACKLOG_BYTES_L/C read back = the sum of the lens of the packets queued in L / C: shadow
+//            byte counts per queue, + the len of each enqueued descriptor, - the len of each pop; each
+//            pop is the next departure, with its queue and len
 //   FIFO     per queue: a tracked enqueued packet leaves its queue (sent or dropped) after exactly the
 //            packets enqueued into that queue before it, with its tag
 //   SEED     the PRNG state, read as SEED_LO and SEED_HI, is never zero, whatever the seed writes
@@ -25,16 +28,19 @@
 //   REGS     one register (ID, CAPACITY or a parameter 0x10-0x1C) read back: its reset value after reset,
 //            an accepted write's value from w+PARAM_CYCLES (40), unchanged by a rejected write
 //   COVER    verdicts into L and into C; a departure; a Classic drop, an L mark, a Classic mark of
-//            ECT(0), an L drop at dequeue (COVER_DEEP: a tail drop, after a LIMIT write). With the
-//            controller abstracted (dualpi2_core_props.cover.ys): its outputs are cut, and p' is 0
-//            until one commit of any value, with kp and overload of that value and k = 2 (no K
-//            writes); the real controller reaches p' > 0 RECOMPUTE_CYCLES = 42 cycles after a PROB
-//            write
+//            ECT(0), an L drop at dequeue; a tail drop (code 3). With the controller abstracted
+//            (dualpi2_core_props.cover.ys): its outputs are cut, and p' is 0 until one commit of any
+//            value, with kp and overload of that value and k = 2 (no K writes); the real controller
+//            reaches p' > 0 RECOMPUTE_CYCLES = 42 cycles after a PROB write. And with the parameter
+//            engine's limits abstracted the same way: LIMIT and the byte limit (LIMIT x 2 MTU) are
+//            their reset values until one commit of any LIMIT in the register's range 1-1024 (no
+//            LIMIT or MTU writes); the real engine commits a LIMIT write PARAM_CYCLES = 40 later
 //
 // Mutations (`define MUT_*, scripts/prove --mutants):
 //   MUT_VERDICT_DROP     the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)
 //   MUT_NOTECT_L         the harness sees verdict_queue 1 for tag 16'h0010 (breaks NOTECT)
 //   MUT_QUEUE_PHANTOM    the harness misses the enqueue verdict of tag 16'h5A5A (breaks QUEUE)
+//   MUT_BYTES_SHORT      the harness counts the descriptor tagged 16'h0042 one byte short (breaks BYTES)
 //   MUT_FIFO_SWAP        the harness sees bit 2 of out_tag flipped when the tag is 16'h0007 (breaks FIFO)
 //   MUT_CLEAR_LATE       the harness applies a counter clear one edge late (breaks COUNTERS)
 //   MUT_REGS_EARLY       the harness expects an accepted write from w+3, not w+40 (breaks REGS)
@@ -57,7 +63,24 @@ module dualpi2_core_props (
   wire [31:0] abs_prob = abs_done ? abs_value : 32'd0;
   wire [39:0] abs_kp = {7'd0, abs_prob, 1'b0};
   wire abs_overload = abs_kp[39:32] != 8'd0;
-`define CORE_ABSTRACT_PORTS .\ctrl$prob (abs_prob), .\ctrl$kp (abs_kp), .\ctrl$overload (abs_overload),
+  // The parameter engine's limits: a LIMIT write's commit, any value the register accepts.
+`include "dualpi2_core_resets.svh"
+  (* anyseq *) reg lim_commit;
+  (* anyconst *) reg [10:0] lim_value;
+  always @(*) assume (lim_value >= 11'd1 && lim_value <= 11'd1024);
+  reg lim_done = 1'b0;
+  always @(posedge clock) if (lim_commit) lim_done <= 1'b1;
+  wire [31:0] lim_reset = reset_value(8'h19), mtu_reset = reset_value(8'h1A);
+  wire [10:0] abs_limit = lim_done ? lim_value : lim_reset[10:0];
+  wire [31:0] abs_byte_limit = {21'd0, abs_limit} * mtu_reset * 32'd2;
+`define CORE_ABSTRACT_PORTS .\ctrl$prob (abs_prob), .\ctrl$kp (abs_kp), .\ctrl$overload (abs_overload), .\params$limit (abs_limit), .\params$byte_limit (abs_byte_limit[22:0]),
+`endif
+`ifdef BYTES
+  // The byte backlogs and the pops, exposed by dualpi2_core_props.bytes.ys.
+  wire [21:0] hw_bytes_l, hw_bytes_c;
+  wire pop_l, pop_c;
+  wire [15:0] pop_len;
+`define CORE_ABSTRACT_PORTS .\ingress$bytes_l (hw_bytes_l), .\ingress$bytes_c (hw_bytes_c), .\egress$pop_l (pop_l), .\egress$pop_c (pop_c), .\egress$pop_len (pop_len),
 `endif
 `include "core_dut.svh"
 
@@ -83,8 +106,11 @@ module dualpi2_core_props (
   reg [1:0] sh_v = 2'd0;
   reg [15:0] sh_tag0 = 16'd0, sh_tag1 = 16'd0;
   reg [1:0] sh_ecn0 = 2'd0, sh_ecn1 = 2'd0;
+  reg [15:0] sh_len0 = 16'd0, sh_len1 = 16'd0;
   always @(posedge clock) begin
     sh_v <= {sh_v[0], accepted};
+    sh_len0 <= in_len;
+    sh_len1 <= sh_len0;
     sh_tag0 <= in_tag;
     sh_tag1 <= sh_tag0;
     sh_ecn0 <= in_ecn;
@@ -135,6 +161,54 @@ module dualpi2_core_props (
   end
 `endif
 
+`ifdef BYTES
+  // Shadow byte backlogs per queue: + the len of each enqueued descriptor (its verdict's), - the len
+  // of each pop. The core counts a push from its verdict cycle (pushed the cycle before) and a pop of
+  // cycle t from t+1 (DUALPI2-CORE.md): its backlog of cycle c = the shadow + the len of an enqueue
+  // verdict of cycle c into that queue, compared in every cycle. A pop is the packet the next
+  // departure shows (one in flight, pick -> decide -> out), with its queue and len: so the backlog is
+  // the sum of the lens enqueued and not yet popped. A BACKLOG_BYTES_L/C read in cycle r returns
+  // the backlog of r in r+1.
+`ifdef MUT_BYTES_SHORT
+  wire [15:0] enq_len = sh_len1 - {15'd0, verdict_tag == 16'h0042};
+`else
+  wire [15:0] enq_len = sh_len1;
+`endif
+  reg [21:0] sb_l = 22'd0, sb_c = 22'd0;
+  always @(posedge clock) begin
+    sb_l <= init ? 22'd0 : sb_l + (enq && verdict_queue ? {6'd0, enq_len} : 22'd0)
+                                - (pop_l ? {6'd0, pop_len} : 22'd0);
+    sb_c <= init ? 22'd0 : sb_c + (enq && !verdict_queue ? {6'd0, enq_len} : 22'd0)
+                                - (pop_c ? {6'd0, pop_len} : 22'd0);
+  end
+  wire [21:0] now_l = sb_l + (enq && verdict_queue ? {6'd0, enq_len} : 22'd0);
+  wire [21:0] now_c = sb_c + (enq && !verdict_queue ? {6'd0, enq_len} : 22'd0);
+  // The packet in flight between its pop and its departure.
+  reg fl_on = 1'b0, fl_q = 1'b0;
+  reg [15:0] fl_len = 16'd0;
+  always @(posedge clock)
+    if (init) fl_on <= 1'b0;
+    else if (pop_l || pop_c) begin
+      fl_on <= 1'b1;
+      fl_q <= pop_l;
+      fl_len <= pop_len;
+    end else if (departure) fl_on <= 1'b0;
+  reg rd_b = 1'b0, rd_bl = 1'b0;
+  reg [21:0] rd_b_exp = 22'd0;
+  always @(posedge clock) begin
+    rd_b <= reg_re && (reg_addr == 8'h30 || reg_addr == 8'h31) && !init;
+    rd_bl <= reg_addr == 8'h30;
+    rd_b_exp <= reg_addr == 8'h30 ? now_l : now_c;
+  end
+  always @(*) if (!init) begin
+    assert (hw_bytes_l == now_l && hw_bytes_c == now_c);
+    assert (!(pop_l && pop_c));
+    if (pop_l || pop_c) assert (!fl_on || departure);
+    if (departure) assert (fl_on && out_queue == fl_q && out_len == fl_len);
+    if (rd_b) assert (reg_rvalid && reg_rdata == {10'd0, rd_b_exp});
+  end
+`endif
+
 `ifdef FIFO
   wire [11:0] count0 = q_c, count1 = q_l;
 `include "fifo_check.svh"
@@ -174,7 +248,7 @@ module dualpi2_core_props (
 `endif
 
 `ifdef COVER
-  always @(*) if (reg_we) assume (reg_addr != 8'h14);
+  always @(*) if (reg_we) assume (reg_addr != 8'h14 && reg_addr != 8'h19 && reg_addr != 8'h1A);
   always @(*) if (!init) begin
     cover (verdict_valid && verdict_code == 2'd0 && verdict_queue);
     cover (verdict_valid && verdict_code == 2'd0 && !verdict_queue);
@@ -185,9 +259,9 @@ module dualpi2_core_props (
     cover (departure && !out_drop && out_queue && out_ecn == 2'd3);
     cover (departure && !out_drop && !out_queue && out_ecn == 2'd3 && out_tag[1:0] == 2'd2);
     cover (departure && out_drop && out_queue);
+    // A tail drop, into either queue.
+    cover (verdict_valid && verdict_code == 2'd3 && verdict_queue);
+    cover (verdict_valid && verdict_code == 2'd3 && !verdict_queue);
   end
-`endif
-`ifdef COVER_DEEP
-  always @(*) if (!init) cover (verdict_valid && verdict_code == 2'd3);
 `endif
 endmodule

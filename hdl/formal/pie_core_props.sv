@@ -16,6 +16,8 @@
 //            but for last cycle's enqueue (no departure from an empty queue, no stall: a queued packet
 //            is offered two cycles after its verdict, and with out_ready high leaves), q <= CAPACITY,
 //            and BACKLOG_PKTS read back = q
+//   BYTES    BACKLOG_BYTES read back = the sum of the lens of the queued packets: a shadow byte count,
+//            + the len of each enqueued descriptor, - the len of each departure
 //   FIFO     a tracked enqueued packet leaves after exactly the packets enqueued before it, with its tag
 //   REGS     one register (any of ID, CONTROL, CAPACITY, 0x10-0x19) read back: its reset value after
 //            reset, an accepted write's value from w+2, unchanged by a rejected write
@@ -36,6 +38,7 @@
 // Mutations (`define MUT_*, scripts/prove --mutants):
 //   MUT_VERDICT_DROP  the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)
 //   MUT_QUEUE_PHANTOM the harness sees an extra departure of a packet tagged 16'h5A5A (breaks QUEUE)
+//   MUT_BYTES_SHORT   the harness counts the descriptor tagged 16'h0042 one byte short (breaks BYTES)
 //   MUT_FIFO_SWAP     the harness sees bit 0 of out_tag flipped when the tag is 16'h0003 (breaks FIFO)
 //   MUT_CLEAR_LATE    the harness applies a counter clear one edge late (breaks COUNTERS)
 //   MUT_INREADY_LATE  the harness sees in_ready rise one cycle late (breaks INREADY: 14 cycles low)
@@ -58,6 +61,11 @@ module pie_core_props (
   wire [55:0] abs_prob = abs_done ? abs_value : 56'd0;
   wire abs_lt20 = abs_prob < PROB_20PCT[55:0], abs_le10 = abs_prob <= PROB_10PCT[55:0];
 `define CORE_ABSTRACT_PORTS .\ctrl$prob (abs_prob), .\ctrl$prob_lt20 (abs_lt20), .\ctrl$prob_le10 (abs_le10), .\ctrl$ppb (56'd0), .\ctrl$burst_reset (1'b0),
+`endif
+`ifdef BYTES
+  // The byte backlog, exposed by pie_core_props.bytes.ys.
+  wire [31:0] hw_backlog;
+`define CORE_ABSTRACT_PORTS .\ingress$backlog (hw_backlog),
 `endif
 `include "core_dut.svh"
 
@@ -89,14 +97,17 @@ module pie_core_props (
   // ---- shadow of the ingress pipeline: VERDICT_LATENCY = 5
   reg [4:0] sh_v = 5'd0;
   reg [15:0] sh_tag[0:4];
+  reg [15:0] sh_len[0:4];
   reg [1:0] sh_ecn[0:4];
   integer i;
   always @(posedge clock) begin
     sh_v <= {sh_v[3:0], accepted};
     sh_tag[0] <= in_tag;
+    sh_len[0] <= in_len;
     sh_ecn[0] <= in_ecn;
     for (i = 1; i < 5; i = i + 1) begin
       sh_tag[i] <= sh_tag[i-1];
+      sh_len[i] <= sh_len[i-1];
       sh_ecn[i] <= sh_ecn[i-1];
     end
   end
@@ -134,6 +145,40 @@ module pie_core_props (
     assert (q <= 12'd1024);
     assert (!out_queue && !out_drop);
     if (rd_bl) assert (reg_rvalid && {1'b0, reg_rdata[10:0]} == rd_bl_exp && reg_rdata[31:11] == 21'd0);
+  end
+`endif
+
+`ifdef BYTES
+  // Shadow byte backlog: + the len of each enqueued descriptor (its verdict's, from the shadow of the
+  // ingress pipeline), - the len of each departure. The core's byte backlog counts a push from the
+  // verdict cycle (pushed the cycle before) and a departure of cycle d from d+3 (D2's edge); the
+  // shadow counts both at the edge of their cycle, a departure two cycles late to match. So the
+  // core's backlog of cycle c = the shadow + the len of an enqueue verdict of cycle c, in every cycle
+  // (compared with the exposed register), and a BACKLOG_BYTES read in cycle r returns it in r+1.
+`ifdef MUT_BYTES_SHORT
+  wire [15:0] enq_len = sh_len[4] - {15'd0, verdict_tag == 16'h0042};
+`else
+  wire [15:0] enq_len = sh_len[4];
+`endif
+  reg [31:0] sb = 32'd0;
+  reg [1:0] dep_d = 2'd0;
+  reg [15:0] dep_len0 = 16'd0, dep_len1 = 16'd0;
+  always @(posedge clock) begin
+    dep_d <= init ? 2'd0 : {dep_d[0], departure};
+    dep_len0 <= out_len;
+    dep_len1 <= dep_len0;
+    sb <= init ? 32'd0 : sb + (enq ? {16'd0, enq_len} : 32'd0) - (dep_d[1] ? {16'd0, dep_len1} : 32'd0);
+  end
+  wire [31:0] backlog_now = sb + (enq ? {16'd0, enq_len} : 32'd0);
+  reg rd_bb = 1'b0;
+  reg [31:0] rd_bb_exp = 32'd0;
+  always @(posedge clock) begin
+    rd_bb <= reg_re && reg_addr == 8'h27 && !init;
+    rd_bb_exp <= backlog_now;
+  end
+  always @(*) if (!init) begin
+    assert (hw_backlog == backlog_now);
+    if (rd_bb) assert (reg_rvalid && reg_rdata == rd_bb_exp);
   end
 `endif
 

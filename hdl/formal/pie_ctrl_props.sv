@@ -51,6 +51,7 @@ module pie_ctrl_props (
   wire [33:0] qdelay_old;
   wire [39:0] next_update;
   wire s_scale, s_mul1, s_mul2, s_dec, s_div, s_com, into_mul, into_dec, into_div, armed, dirty, upd;
+  wire neg, over_hw, dec;
   wire [6:0] bi;
   \pie_core$ctrl dut (
       .clock(clock),
@@ -90,7 +91,10 @@ module pie_ctrl_props (
       .\pw$q (pw),
       .\armed$q (armed),
       .\dirty$q (dirty),
-      .\upd$q (upd)
+      .\upd$q (upd),
+      .\neg$q (neg),
+      .\over$q (over_hw),
+      .\dec$q (dec)
   );
 
   reg init = 1'b1;
@@ -195,19 +199,47 @@ module pie_ctrl_props (
   wire [55:0] p7 = over ? MAX_PROB[55:0] : sum[65] ? 56'd0 : sum[55:0];
 `endif
   wire decayed = s_qd == 34'd0 && s_qold == 34'd0 && !s_bnz && !over;
-  wire [55:0] p8 = decayed ? p7 - (p7 >> 6) : p7;
-  wire burst = s_qd < {10'd0, s_th} && s_qold < {10'd0, s_th} && p8 == 56'd0;
+
+  // The hardware's state at two pass boundaries, checked there and recorded, so that each check
+  // relates one pass to the spec's arithmetic (one check of prob at the commit against steps 5-9
+  // whole was beyond ABC: 16 minutes on the commit step without an answer):
+  //   Decay's first cycle: Mul2 has left prob + delta' in the working copy (bits 0-55) with its sign
+  //     (`neg`) and whether it is above 100 % (`over`), and whether step 8 applies (`dec`): the
+  //     saturated value must be step 7's, and `dec` step 8's condition;
+  //   Div's first cycle: Decay has left the decayed value in the working copy (Div does not touch it);
+  //   the commit: prob is that value.
+  // Together: prob at the commit = p8.
+  reg p_sdec = 1'b0, p_sdiv = 1'b0;
+  always @(posedge clock) begin
+    p_sdec <= s_dec;
+    p_sdiv <= s_div;
+  end
+  wire at_dec = s_dec && !p_sdec && upd && started;
+  wire at_div = s_div && !p_sdiv && upd && started;
+  wire [55:0] p7_hw = over_hw ? MAX_PROB[55:0] : neg ? 56'd0 : pw;
+  wire [55:0] p8_hw = dec ? p7_hw - (p7_hw >> 6) : p7_hw;
+  reg [55:0] r_p8 = 56'd0, r_div = 56'd0;
+  always @(posedge clock) begin
+    if (at_dec) r_p8 <= p8_hw;
+    if (at_div) r_div <= pw;
+  end
 
   always @(*) if (start) assert (next_update == p_now[39:0] + {8'd0, p_tupdate});
+  always @(*) if (at_dec) begin
+    assert (p7_hw == p7);
+    assert (dec == decayed);
+    // Saturation, not wrapping: the direction of the step is the direction of prob (step 7, before
+    // the decay).
+    if (!d6[63]) assert (p7_hw >= s_prob);
+    if ($signed(d6) <= 0) assert (p7_hw <= s_prob);
+  end
+  always @(*) if (at_div) assert (pw == r_p8);
   always @(*) if (commit && started) begin
     assert (cycles == UPDATE_CYCLES[9:0]);
-    assert (prob == p8);
+    assert (prob == r_div);
     assert (qdelay_old == s_qd);
-    assert (p_burst == burst);
+    assert (p_burst == (s_qd < {10'd0, s_th} && s_qold < {10'd0, s_th} && r_div == 56'd0));
     assert (next_update == s_next);
-    // Saturation, not wrapping: the direction of the step is the direction of prob.
-    if (!d6[63] && !decayed) assert (prob >= s_prob);
-    if ($signed(d6) <= 0) assert (prob <= s_prob);
   end
 `endif
 
