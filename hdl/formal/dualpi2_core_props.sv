@@ -15,6 +15,9 @@
 //            no departure from a queue whose count is 0, each count <= HW_QUEUE_CAPACITY = 512, and no
 //            stall: with out_ready high and packets queued, a packet leaves within 2 cycles of being
 //            counted (pick, decide, out)
+//   LIMIT    no enqueue takes the two queues beyond the LIMIT in effect: the count stage V admits
+//            against (the contract's, followed through the pops) is below its cycle's LIMIT; with the
+//            limits cut (dualpi2_core_props.limit.ys) and any LIMIT in range in any cycle
 //   BYTES    BACKLOG_BYTES_L/C read back = the sum of the lens of the packets queued in L / C: shadow
 //            byte counts per queue, + the len of each enqueued descriptor, - the len of each pop; each
 //            pop is the next departure, with its queue and len
@@ -40,6 +43,7 @@
 //   MUT_VERDICT_DROP     the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)
 //   MUT_NOTECT_L         the harness sees verdict_queue 1 for tag 16'h0010 (breaks NOTECT)
 //   MUT_QUEUE_PHANTOM    the harness misses the enqueue verdict of tag 16'h5A5A (breaks QUEUE)
+//   MUT_LIMIT_SHORT      the harness expects one packet fewer than LIMIT at most (breaks LIMIT)
 //   MUT_BYTES_SHORT      the harness counts the descriptor tagged 16'h0042 one byte short (breaks BYTES)
 //   MUT_FIFO_SWAP        the harness sees bit 2 of out_tag flipped when the tag is 16'h0007 (breaks FIFO)
 //   MUT_CLEAR_LATE       the harness applies a counter clear one edge late (breaks COUNTERS)
@@ -74,6 +78,15 @@ module dualpi2_core_props (
   wire [10:0] abs_limit = lim_done ? lim_value : lim_reset[10:0];
   wire [31:0] abs_byte_limit = {21'd0, abs_limit} * mtu_reset * 32'd2;
 `define CORE_ABSTRACT_PORTS .\ctrl$prob (abs_prob), .\ctrl$kp (abs_kp), .\ctrl$overload (abs_overload), .\params$limit (abs_limit), .\params$byte_limit (abs_byte_limit[22:0]),
+`endif
+`ifdef LIMIT
+  // The limits, cut by dualpi2_core_props.limit.ys: any LIMIT in range in any cycle, any byte limit;
+  // the pops, exposed.
+  (* anyseq *) reg [10:0] abs_limit;
+  (* anyseq *) reg [22:0] abs_byte_limit;
+  always @(*) assume (abs_limit >= 11'd1 && abs_limit <= 11'd1024);
+  wire pop_l, pop_c;
+`define CORE_ABSTRACT_PORTS .\params$limit (abs_limit), .\params$byte_limit (abs_byte_limit), .\egress$pop_l (pop_l), .\egress$pop_c (pop_c),
 `endif
 `ifdef BYTES
   // The byte backlogs and the pops, exposed by dualpi2_core_props.bytes.ys.
@@ -159,6 +172,39 @@ module dualpi2_core_props (
     assert (q_l <= 12'd512 && q_c <= 12'd512);
     assert (wait_n <= 4'd2);
   end
+`endif
+
+`ifdef LIMIT
+  // Stage V (cycle v-1 of a verdict in cycle v) admits against both queues' counts of its cycle, which
+  // include the pushes of the enqueue verdicts before v and the pops before v-1 (DUALPI2-CORE.md), and
+  // against the LIMIT of its cycle: an enqueue only below it, so no enqueue takes the two queues
+  // beyond the LIMIT in effect.
+  reg [11:0] cnt = 12'd0;
+  reg pop1 = 1'b0;
+  reg [10:0] lim1 = 11'd0;
+  always @(posedge clock) begin
+    cnt <= init ? 12'd0 : cnt + {11'd0, enq} - {11'd0, pop_l || pop_c};
+    pop1 <= (pop_l || pop_c) && !init;
+    lim1 <= abs_limit;
+  end
+  wire [11:0] admitted = cnt + {11'd0, pop1};
+`ifdef MUT_LIMIT_SHORT
+  wire [11:0] lim_seen = {1'b0, lim1} - 12'd1;
+`else
+  wire [11:0] lim_seen = {1'b0, lim1};
+`endif
+  reg [1:0] age = 2'd0;
+  always @(posedge clock) if (age != 2'd2) age <= age + 2'd1;
+  always @(*) if (age == 2'd2) begin
+    if (enq) assert (admitted < lim_seen);
+    assert (cnt + {11'd0, fl_out} == q_l + q_c);
+  end
+  // The packet popped and not yet departed (pick -> decide -> out).
+  reg fl_out = 1'b0;
+  always @(posedge clock)
+    if (init) fl_out <= 1'b0;
+    else if (pop_l || pop_c) fl_out <= 1'b1;
+    else if (departure) fl_out <= 1'b0;
 `endif
 
 `ifdef BYTES

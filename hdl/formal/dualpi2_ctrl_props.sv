@@ -58,6 +58,8 @@ module dualpi2_ctrl_props (
   wire overload, busy, pending;
   wire s_age, s_sel, s_mul1, s_mul2, s_kp, s_com, into_mul, into_kp, armed, dirty, upd;
   wire [6:0] bi;
+  wire use_l, use_c;
+  wire [1:0] mode;
   \dualpi2_core$ctrl dut (
       .clock(clock),
       .rst(1'b0),
@@ -101,7 +103,10 @@ module dualpi2_ctrl_props (
       .\lsh$q (lsh),
       .\armed$q (armed),
       .\dirty$q (dirty),
-      .\upd$q (upd)
+      .\upd$q (upd),
+      .\use_l$q (use_l),
+      .\use_c$q (use_c),
+      .\mode$q (mode)
   );
 
   reg init = 1'b1;
@@ -116,10 +121,44 @@ module dualpi2_ctrl_props (
     assume (!clear_counters);
     if (busy) assume (!prob_we);
   end
+`ifdef REACH_HEAD_L
+`define REACH
+`elsif REACH_HEAD_C
+`define REACH
+`elsif REACH_HEAD_NONE
+`define REACH
+`elsif REACH_SAT_LO
+`define REACH
+`elsif REACH_SAT_HI
+`define REACH
+`elsif REACH_CAP
+`define REACH
+`elsif REACH_OVERLOAD
+`define REACH
+`endif
 `ifdef UPDATE
+`define JOBS_ARE_UPDATES
+`elsif REACH
+`define JOBS_ARE_UPDATES
+`endif
+`ifdef JOBS_ARE_UPDATES
   always @(*) begin
     assume (!prob_we && !k_commit);
     if (init) assume (!dirty);
+  end
+  // The update starts in step 1 (busy from step 1), and no other job starts: a bounded check then meets
+  // each pass boundary and the commit in one step, not in every step from the first one on (each such
+  // step costs minutes). No generality is lost: step 0 is any idle state, so a job starting later
+  // starts from a state that step 0 may already be.
+  reg [1:0] j_step = 2'd0;
+  reg j_busy = 1'b0;
+  always @(posedge clock) begin
+    if (j_step != 2'd2) j_step <= j_step + 2'd1;
+    j_busy <= busy;
+  end
+  always @(*) begin
+    if (j_step == 2'd1) assume (busy);
+    if (j_step == 2'd2) assume (!(busy && !j_busy));
   end
 `endif
 
@@ -223,6 +262,31 @@ module dualpi2_ctrl_props (
     assert (kp == kp_ref);
     assert (overload == (kp_ref[39:32] != 8'd0));
   end
+
+`ifdef REACH
+  // The controller's branches, each reached by an update from an idle state: a reach job asserts that
+  // its branch is never taken (at the start of Kp, where the head choice and the rewrite mode are
+  // settled, or at the commit), and the check failing (with its trace) is the branch reached
+  // (scripts/prove's reach mode). The UPDATE group proves each of them right.
+  reg p_skp = 1'b0;
+  always @(posedge clock) p_skp <= s_kp;
+  wire at_kp = s_kp && !p_skp && upd && started;
+`ifdef REACH_HEAD_L
+  always @(*) if (at_kp) assert (!use_l);  // qdelay from the L head (older, or C empty)
+`elsif REACH_HEAD_C
+  always @(*) if (at_kp) assert (!use_c);  // qdelay from the C head
+`elsif REACH_HEAD_NONE
+  always @(*) if (at_kp) assert (use_l || use_c);  // qdelay 0: no valid head
+`elsif REACH_SAT_LO
+  always @(*) if (at_kp) assert (mode != 2'd1);  // p' + delta / 64 saturated at 0
+`elsif REACH_SAT_HI
+  always @(*) if (at_kp) assert (mode != 2'd2);  // saturated at 100 %
+`elsif REACH_CAP
+  always @(*) if (at_kp) assert (mode != 2'd3);  // capped at MAX / k (drop_overload off)
+`elsif REACH_OVERLOAD
+  always @(*) if (commit && started && upd) assert (!overload);  // k x p' > 100 %
+`endif
+`endif
 
 `ifdef UPDATE
   // spec/dualpi2.md's update (golden/src/dualpi2/controller.rs), on the harness's delta.

@@ -16,6 +16,9 @@
 //            but for last cycle's enqueue (no departure from an empty queue, no stall: a queued packet
 //            is offered two cycles after its verdict, and with out_ready high leaves), q <= CAPACITY,
 //            and BACKLOG_PKTS read back = q
+//   LIMIT    no enqueue takes the queue beyond the LIMIT in effect: the count stage V admits against
+//            (the contract's: verdicts before, departures before v-2) is below the LIMIT of v-3,
+//            under any LIMIT writes; LIMIT read back as in REGS
 //   BYTES    BACKLOG_BYTES read back = the sum of the lens of the queued packets: a shadow byte count,
 //            + the len of each enqueued descriptor, - the len of each departure
 //   FIFO     a tracked enqueued packet leaves after exactly the packets enqueued before it, with its tag
@@ -38,6 +41,7 @@
 // Mutations (`define MUT_*, scripts/prove --mutants):
 //   MUT_VERDICT_DROP  the harness loses the verdict of a descriptor tagged 16'h00A5 (breaks VERDICT)
 //   MUT_QUEUE_PHANTOM the harness sees an extra departure of a packet tagged 16'h5A5A (breaks QUEUE)
+//   MUT_LIMIT_SHORT   the harness expects one packet fewer than LIMIT at most (breaks LIMIT)
 //   MUT_BYTES_SHORT   the harness counts the descriptor tagged 16'h0042 one byte short (breaks BYTES)
 //   MUT_FIFO_SWAP     the harness sees bit 0 of out_tag flipped when the tag is 16'h0003 (breaks FIFO)
 //   MUT_CLEAR_LATE    the harness applies a counter clear one edge late (breaks COUNTERS)
@@ -146,6 +150,36 @@ module pie_core_props (
     assert (!out_queue && !out_drop);
     if (rd_bl) assert (reg_rvalid && {1'b0, reg_rdata[10:0]} == rd_bl_exp && reg_rdata[31:11] == 21'd0);
   end
+`endif
+
+`ifdef LIMIT
+  // LIMIT in effect in each cycle (regs_check.svh's `eff` for R = LIMIT: the reset value, then each
+  // accepted write from w+2). Stage V admits the packet of verdict cycle v against the LIMIT of cycle
+  // v-3 (taken in P1) and the count of cycle v-1 plus a departure of cycle v-2 (hdl/PIE-CORE.md):
+  // enqueued verdicts before v minus departures before v-2. An enqueue is admitted only below it, so
+  // no enqueue takes the queue beyond the LIMIT in effect.
+  wire [7:0] R = 8'h14;
+`include "pie_core_resets.svh"
+`define REGS_APPLY 0
+`include "regs_check.svh"
+  reg [31:0] lim1 = 32'd0, lim2 = 32'd0, lim3 = 32'd0;
+  reg dep1 = 1'b0, dep2 = 1'b0;
+  always @(posedge clock) begin
+    lim1 <= eff;
+    lim2 <= lim1;
+    lim3 <= lim2;
+    dep1 <= departure && !init;
+    dep2 <= dep1;
+  end
+  wire [11:0] admitted = q + {11'd0, dep1} + {11'd0, dep2};
+`ifdef MUT_LIMIT_SHORT
+  wire [31:0] lim_seen = lim3 - 32'd1;
+`else
+  wire [31:0] lim_seen = lim3;
+`endif
+  reg [2:0] age = 3'd0;
+  always @(posedge clock) if (age != 3'd4) age <= age + 3'd1;
+  always @(*) if (!init && age == 3'd4 && enq) assert ({20'd0, admitted} < lim_seen);
 `endif
 
 `ifdef BYTES

@@ -51,7 +51,7 @@ module pie_ctrl_props (
   wire [33:0] qdelay_old;
   wire [39:0] next_update;
   wire s_scale, s_mul1, s_mul2, s_dec, s_div, s_com, into_mul, into_dec, into_div, armed, dirty, upd;
-  wire neg, over_hw, dec;
+  wire neg, over_hw, dec, cap_hw, boost_hw;
   wire [6:0] bi;
   \pie_core$ctrl dut (
       .clock(clock),
@@ -94,7 +94,9 @@ module pie_ctrl_props (
       .\upd$q (upd),
       .\neg$q (neg),
       .\over$q (over_hw),
-      .\dec$q (dec)
+      .\dec$q (dec),
+      .\cap$q (cap_hw),
+      .\boost$q (boost_hw)
   );
 
   reg init = 1'b1;
@@ -109,10 +111,42 @@ module pie_ctrl_props (
     assume (mtu >= 16'd64 && mtu <= 16'd2047);
     if (busy) assume (!prob_we);
   end
+`ifdef REACH_CAP
+`define REACH
+`elsif REACH_BOOST
+`define REACH
+`elsif REACH_SAT_HI
+`define REACH
+`elsif REACH_SAT_LO
+`define REACH
+`elsif REACH_DECAY
+`define REACH
+`elsif REACH_BURST
+`define REACH
+`endif
 `ifdef UPDATE
+`define JOBS_ARE_UPDATES
+`elsif REACH
+`define JOBS_ARE_UPDATES
+`endif
+`ifdef JOBS_ARE_UPDATES
   always @(*) begin
     assume (!prob_we && !mtu_we);
     if (init) assume (!dirty);
+  end
+  // The update starts in step 1 (busy from step 1), and no other job starts: a bounded check then meets
+  // each pass boundary and the commit in one step, not in every step from the first one on (each such
+  // step costs minutes). No generality is lost: step 0 is any idle state, so a job starting later
+  // starts from a state that step 0 may already be.
+  reg [1:0] j_step = 2'd0;
+  reg j_busy = 1'b0;
+  always @(posedge clock) begin
+    if (j_step != 2'd2) j_step <= j_step + 2'd1;
+    j_busy <= busy;
+  end
+  always @(*) begin
+    if (j_step == 2'd1) assume (busy);
+    if (j_step == 2'd2) assume (!(busy && !j_busy));
   end
 `endif
 
@@ -186,20 +220,6 @@ module pie_ctrl_props (
     if (p_burst) assert (commit);
   end
 
-`ifdef UPDATE
-  // spec/pie.md steps 5-9 (golden/src/pie/controller.rs), on the harness's delta.
-  wire cap = $signed(dl) > $signed(PROB_2PCT) && {8'd0, s_prob} >= PROB_10PCT;
-  wire [63:0] d5 = cap ? PROB_2PCT : dl;
-  wire [63:0] d6 = s_qd > QDELAY_BOOST_TICKS[33:0] ? d5 + PROB_2PCT : d5;
-  wire signed [65:0] sum = $signed({10'd0, s_prob}) + $signed({{2{d6[63]}}, d6});
-  wire over = sum > $signed({2'd0, MAX_PROB});
-`ifdef MUT_WRAP
-  wire [55:0] p7 = sum[55:0];
-`else
-  wire [55:0] p7 = over ? MAX_PROB[55:0] : sum[65] ? 56'd0 : sum[55:0];
-`endif
-  wire decayed = s_qd == 34'd0 && s_qold == 34'd0 && !s_bnz && !over;
-
   // The hardware's state at two pass boundaries, checked there and recorded, so that each check
   // relates one pass to the spec's arithmetic (one check of prob at the commit against steps 5-9
   // whole was beyond ABC: 16 minutes on the commit step without an answer):
@@ -218,11 +238,47 @@ module pie_ctrl_props (
   wire at_div = s_div && !p_sdiv && upd && started;
   wire [55:0] p7_hw = over_hw ? MAX_PROB[55:0] : neg ? 56'd0 : pw;
   wire [55:0] p8_hw = dec ? p7_hw - (p7_hw >> 6) : p7_hw;
+  wire qd_low = s_qd < {10'd0, s_th} && s_qold < {10'd0, s_th};
   reg [55:0] r_p8 = 56'd0, r_div = 56'd0;
   always @(posedge clock) begin
     if (at_dec) r_p8 <= p8_hw;
     if (at_div) r_div <= pw;
   end
+
+`ifdef REACH
+  // The controller's branches, each reached by an update from an idle state: a reach job asserts that
+  // its branch is never taken at Decay's start, and the check failing (with its trace) is the branch
+  // reached (scripts/prove's reach mode). The UPDATE group proves each of them right.
+  always @(*) if (at_dec) begin
+`ifdef REACH_CAP
+    assert (!cap_hw);  // step 5: delta capped at 2 %
+`elsif REACH_BOOST
+    assert (!boost_hw);  // step 6: + 2 % above 250 ms
+`elsif REACH_SAT_HI
+    assert (!over_hw);  // step 7: saturated at 100 %
+`elsif REACH_SAT_LO
+    assert (!neg);  // step 7: saturated at 0
+`elsif REACH_DECAY
+    assert (!(dec && p7_hw != 56'd0));  // step 8: decay of a non-zero prob
+`elsif REACH_BURST
+    assert (!(qd_low && p8_hw == 56'd0));  // step 9: a new measurement cycle
+`endif
+  end
+`endif
+
+`ifdef UPDATE
+  // spec/pie.md steps 5-9 (golden/src/pie/controller.rs), on the harness's delta.
+  wire cap = $signed(dl) > $signed(PROB_2PCT) && {8'd0, s_prob} >= PROB_10PCT;
+  wire [63:0] d5 = cap ? PROB_2PCT : dl;
+  wire [63:0] d6 = s_qd > QDELAY_BOOST_TICKS[33:0] ? d5 + PROB_2PCT : d5;
+  wire signed [65:0] sum = $signed({10'd0, s_prob}) + $signed({{2{d6[63]}}, d6});
+  wire over = sum > $signed({2'd0, MAX_PROB});
+`ifdef MUT_WRAP
+  wire [55:0] p7 = sum[55:0];
+`else
+  wire [55:0] p7 = over ? MAX_PROB[55:0] : sum[65] ? 56'd0 : sum[55:0];
+`endif
+  wire decayed = s_qd == 34'd0 && s_qold == 34'd0 && !s_bnz && !over;
 
   always @(*) if (start) assert (next_update == p_now[39:0] + {8'd0, p_tupdate});
   always @(*) if (at_dec) begin
@@ -238,7 +294,7 @@ module pie_ctrl_props (
     assert (cycles == UPDATE_CYCLES[9:0]);
     assert (prob == r_div);
     assert (qdelay_old == s_qd);
-    assert (p_burst == (s_qd < {10'd0, s_th} && s_qold < {10'd0, s_th} && r_div == 56'd0));
+    assert (p_burst == (qd_low && r_div == 56'd0));
     assert (next_update == s_next);
   end
 `endif
