@@ -31,7 +31,8 @@
 //   REGS     one register (ID, CAPACITY or a parameter 0x10-0x1C) read back: its reset value after reset,
 //            an accepted write's value from w+PARAM_CYCLES (40), unchanged by a rejected write
 //   COVER    verdicts into L and into C; a departure; a Classic drop, an L mark, a Classic mark of
-//            ECT(0), an L drop at dequeue; a tail drop (code 3). With the controller abstracted
+//            ECT(0), an L drop at dequeue; a tail drop (code 3); a step mark and an overload
+//            decision (STEP_MARKS and OVERLOAD read back non-zero). With the controller abstracted
 //            (dualpi2_core_props.cover.ys): its outputs are cut, and p' is 0 until one commit of any
 //            value, with kp and overload of that value and k = 2 (no K writes); the real controller
 //            reaches p' > 0 RECOMPUTE_CYCLES = 42 cycles after a PROB write. And with the parameter
@@ -295,6 +296,8 @@ module dualpi2_core_props (
 
 `ifdef COVER
   always @(*) if (reg_we) assume (reg_addr != 8'h14 && reg_addr != 8'h19 && reg_addr != 8'h1A);
+  reg [7:0] cv_rd = 8'd0;
+  always @(posedge clock) cv_rd <= reg_re ? reg_addr : 8'd0;
   always @(*) if (!init) begin
     cover (verdict_valid && verdict_code == 2'd0 && verdict_queue);
     cover (verdict_valid && verdict_code == 2'd0 && !verdict_queue);
@@ -308,6 +311,10 @@ module dualpi2_core_props (
     // A tail drop, into either queue.
     cover (verdict_valid && verdict_code == 2'd3 && verdict_queue);
     cover (verdict_valid && verdict_code == 2'd3 && !verdict_queue);
+    // The L rules the departure does not tell apart, through their counters: a step mark
+    // (STEP_MARKS), a decision in overload (OVERLOAD).
+    cover (cv_rd == 8'h2E && reg_rvalid && reg_rdata != 32'd0);
+    cover (cv_rd == 8'h2F && reg_rvalid && reg_rdata != 32'd0);
   end
 `endif
 endmodule
