@@ -50,6 +50,8 @@
 //   MUT_CLEAR_LATE       the harness applies a counter clear one edge late (breaks COUNTERS)
 //   MUT_REGS_EARLY       the harness expects an accepted write from w+3, not w+40 (breaks REGS)
 //   MUT_REGS_IGNORE_ERR  the harness treats a rejected write as accepted (breaks REGS, from depth 43)
+`include "read_check.svh"
+
 module dualpi2_core_props (
 `include "core_inputs.svh"
     ,
@@ -240,19 +242,13 @@ module dualpi2_core_props (
       fl_q <= pop_l;
       fl_len <= pop_len;
     end else if (departure) fl_on <= 1'b0;
-  reg rd_b = 1'b0, rd_bl = 1'b0;
-  reg [21:0] rd_b_exp = 22'd0;
-  always @(posedge clock) begin
-    rd_b <= reg_re && (reg_addr == 8'h30 || reg_addr == 8'h31) && !init;
-    rd_bl <= reg_addr == 8'h30;
-    rd_b_exp <= reg_addr == 8'h30 ? now_l : now_c;
-  end
+  read_check #(22) backlog_bytes (clock, reg_re && (reg_addr == 8'h30 || reg_addr == 8'h31) && !init,
+                                  reg_addr == 8'h30 ? now_l : now_c, reg_rvalid, reg_rdata);
   always @(*) if (!init) begin
     assert (hw_bytes_l == now_l && hw_bytes_c == now_c);
     assert (!(pop_l && pop_c));
     if (pop_l || pop_c) assert (!fl_on || departure);
     if (departure) assert (fl_on && out_queue == fl_q && out_len == fl_len);
-    if (rd_b) assert (reg_rvalid && reg_rdata == {10'd0, rd_b_exp});
   end
 `endif
 

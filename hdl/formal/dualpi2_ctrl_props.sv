@@ -121,21 +121,6 @@ module dualpi2_ctrl_props (
     assume (!clear_counters);
     if (busy) assume (!prob_we);
   end
-`ifdef REACH_HEAD_L
-`define REACH
-`elsif REACH_HEAD_C
-`define REACH
-`elsif REACH_HEAD_NONE
-`define REACH
-`elsif REACH_SAT_LO
-`define REACH
-`elsif REACH_SAT_HI
-`define REACH
-`elsif REACH_CAP
-`define REACH
-`elsif REACH_OVERLOAD
-`define REACH
-`endif
 `ifdef UPDATE
 `define JOBS_ARE_UPDATES
 `elsif REACH
@@ -146,31 +131,17 @@ module dualpi2_ctrl_props (
     assume (!prob_we && !k_commit);
     if (init) assume (!dirty);
   end
-  // The update starts in step 1 (busy from step 1), and no other job starts: a bounded check then meets
-  // each pass boundary and the commit in one step, not in every step from the first one on (each such
-  // step costs minutes). No generality is lost: step 0 is any idle state, so a job starting later
-  // starts from a state that step 0 may already be.
-  reg [1:0] j_step = 2'd0;
-  reg j_busy = 1'b0;
-  always @(posedge clock) begin
-    if (j_step != 2'd2) j_step <= j_step + 2'd1;
-    j_busy <= busy;
-  end
-  always @(*) begin
-    if (j_step == 2'd1) assume (busy);
-    if (j_step == 2'd2) assume (!(busy && !j_busy));
-  end
 `endif
+`include "ctrl_job.svh"
 
-  // ---- the inputs of the cycle before, and the job: its start (busy rises), its length, its snapshot
-  reg p_busy = 1'b0, p_we = 1'b0, p_hvl = 1'b0, p_hvc = 1'b0, p_dol = 1'b0, p_tcommit = 1'b0;
+  // ---- the inputs of the cycle before, and the job's snapshot (ctrl_job.svh: start, commit, cycles)
+  reg p_we = 1'b0, p_hvl = 1'b0, p_hvc = 1'b0, p_dol = 1'b0, p_tcommit = 1'b0;
   reg [63:0] p_now = 64'd0;
   reg [39:0] p_tsl = 40'd0, p_tsc = 40'd0, p_next = 40'd0, p_last = 40'd0;
   reg [29:0] p_tupdate = 30'd0, p_commit_ns = 30'd0;
   reg [7:0] p_k = 8'd0;
   reg [31:0] p_cap = 32'd0, p_prob = 32'd0, p_wdata = 32'd0, p_updates = 32'd0;
   always @(posedge clock) begin
-    p_busy <= busy;
     p_we <= prob_we;
     p_hvl <= hv_l;
     p_hvc <= hv_c;
@@ -189,20 +160,12 @@ module dualpi2_ctrl_props (
     p_wdata <= prob_wdata;
     p_updates <= updates;
   end
-  wire start = busy && !p_busy && !init;
-  wire commit = p_busy && !busy && !init;
-  reg started = 1'b0;  // a job started within the check (not before step 0)
-  // Busy cycles of the job: its results are visible UPDATE_CYCLES / RECOMPUTE_CYCLES after the cycle
-  // that started it (hdl/DUALPI2-CORE.md), the last idle cycle before busy.
-  reg [9:0] cycles = 10'd0;
   reg s_hvl = 1'b0, s_hvc = 1'b0, s_dol = 1'b0, s_we = 1'b0;
   reg [39:0] s_at = 40'd0, s_tsl = 40'd0, s_tsc = 40'd0, s_last = 40'd0, s_next = 40'd0;
   reg [7:0] s_k = 8'd0;
   reg [31:0] s_cap = 32'd0, s_prob = 32'd0, s_wdata = 32'd0, s_updates = 32'd0;
   always @(posedge clock) begin
     if (start) begin
-      started <= 1'b1;
-      cycles <= 10'd1;
       s_at <= p_next;
       s_tsl <= p_tsl;
       s_tsc <= p_tsc;
@@ -217,15 +180,10 @@ module dualpi2_ctrl_props (
       s_wdata <= p_wdata;
       s_updates <= p_updates;
       s_next <= next_update;
-    end else if (busy) cycles <= cycles + 10'd1;
+    end
   end
   wire [31:0] job_prob = s_we ? s_wdata : s_prob;
 
-  // ---- delta: recorded in Mul1, the same bits again in Mul2
-  reg [63:0] dl = 64'd0;
-  wire [6:0] bit_i = bi - 7'd2;
-  always @(posedge clock) if (s_mul1 && bi >= 7'd2 && bi <= 7'd65) dl[bit_i[5:0]] <= delta_bit;
-  always @(*) if (s_mul2 && bi >= 7'd2 && bi <= 7'd65) assume (delta_bit == dl[bit_i[5:0]]);
   // The multiplier's range: qdelay < 2^39, target < 2^30 and last_qdelay < 2^40 make |d1|, |d2| <
   // 2^40, and the gains are below 2^21, so |delta| < 2^62: bits 63 and 62 are equal. (Without this the
   // check finds delta = 0x7FFFFFFCBFF3FEE0, whose p' + delta / 64 overflows the serial sum's 58 bits
@@ -311,6 +269,8 @@ module dualpi2_ctrl_props (
     else assert (next_update == p_next + {10'd0, p_tupdate});
   end
   always @(*) if (commit && started) begin
+    // The results are visible UPDATE_CYCLES after the firing cycle (hdl/DUALPI2-CORE.md), the last
+    // idle cycle before busy.
     assert (cycles + 10'd1 == UPDATE_CYCLES[9:0]);
     assert (prob == p4);
     assert (last_qdelay == qdelay);

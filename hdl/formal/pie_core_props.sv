@@ -47,6 +47,8 @@
 //   MUT_CLEAR_LATE    the harness applies a counter clear one edge late (breaks COUNTERS)
 //   MUT_INREADY_LATE  the harness sees in_ready rise one cycle late (breaks INREADY: 14 cycles low)
 //   MUT_REGS_IGNORE_ERR the harness treats a rejected write as accepted (breaks REGS)
+`include "read_check.svh"
+
 module pie_core_props (
 `include "core_inputs.svh"
     ,
@@ -134,12 +136,7 @@ module pie_core_props (
   always @(posedge clock) q <= init ? 12'd0 : q_eff - {11'd0, departure};
 
 `ifdef QUEUE
-  reg rd_bl = 1'b0;
-  reg [11:0] rd_bl_exp = 12'd0;
-  always @(posedge clock) begin
-    rd_bl <= reg_re && reg_addr == 8'h28 && !init;
-    rd_bl_exp <= q_eff;
-  end
+  read_check #(12) backlog_pkts (clock, reg_re && reg_addr == 8'h28 && !init, q_eff, reg_rvalid, reg_rdata);
   // An entry reaches the head three cycles after its push, two after its verdict: the last cycle's
   // enqueue is counted in q but not at the head yet.
   reg enq_d = 1'b0;
@@ -148,7 +145,6 @@ module pie_core_props (
     assert (out_valid == (q - {11'd0, enq_d} != 12'd0));
     assert (q <= 12'd1024);
     assert (!out_queue && !out_drop);
-    if (rd_bl) assert (reg_rvalid && {1'b0, reg_rdata[10:0]} == rd_bl_exp && reg_rdata[31:11] == 21'd0);
   end
 `endif
 
@@ -204,16 +200,8 @@ module pie_core_props (
     sb <= init ? 32'd0 : sb + (enq ? {16'd0, enq_len} : 32'd0) - (dep_d[1] ? {16'd0, dep_len1} : 32'd0);
   end
   wire [31:0] backlog_now = sb + (enq ? {16'd0, enq_len} : 32'd0);
-  reg rd_bb = 1'b0;
-  reg [31:0] rd_bb_exp = 32'd0;
-  always @(posedge clock) begin
-    rd_bb <= reg_re && reg_addr == 8'h27 && !init;
-    rd_bb_exp <= backlog_now;
-  end
-  always @(*) if (!init) begin
-    assert (hw_backlog == backlog_now);
-    if (rd_bb) assert (reg_rvalid && reg_rdata == rd_bb_exp);
-  end
+  read_check backlog_bytes (clock, reg_re && reg_addr == 8'h27 && !init, backlog_now, reg_rvalid, reg_rdata);
+  always @(*) if (!init) assert (hw_backlog == backlog_now);
 `endif
 
 `ifdef FIFO

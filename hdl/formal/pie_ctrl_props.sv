@@ -111,19 +111,6 @@ module pie_ctrl_props (
     assume (mtu >= 16'd64 && mtu <= 16'd2047);
     if (busy) assume (!prob_we);
   end
-`ifdef REACH_CAP
-`define REACH
-`elsif REACH_BOOST
-`define REACH
-`elsif REACH_SAT_HI
-`define REACH
-`elsif REACH_SAT_LO
-`define REACH
-`elsif REACH_DECAY
-`define REACH
-`elsif REACH_BURST
-`define REACH
-`endif
 `ifdef UPDATE
 `define JOBS_ARE_UPDATES
 `elsif REACH
@@ -134,24 +121,11 @@ module pie_ctrl_props (
     assume (!prob_we && !mtu_we);
     if (init) assume (!dirty);
   end
-  // The update starts in step 1 (busy from step 1), and no other job starts: a bounded check then meets
-  // each pass boundary and the commit in one step, not in every step from the first one on (each such
-  // step costs minutes). No generality is lost: step 0 is any idle state, so a job starting later
-  // starts from a state that step 0 may already be.
-  reg [1:0] j_step = 2'd0;
-  reg j_busy = 1'b0;
-  always @(posedge clock) begin
-    if (j_step != 2'd2) j_step <= j_step + 2'd1;
-    j_busy <= busy;
-  end
-  always @(*) begin
-    if (j_step == 2'd1) assume (busy);
-    if (j_step == 2'd2) assume (!(busy && !j_busy));
-  end
 `endif
+`include "ctrl_job.svh"
 
-  // ---- the inputs of the cycle before, and the job: its start (busy rises), its length, its snapshot
-  reg p_busy = 1'b0, p_burst = 1'b0, p_we = 1'b0;
+  // ---- the inputs of the cycle before, and the job's snapshot (ctrl_job.svh: start, commit, cycles)
+  reg p_burst = 1'b0, p_we = 1'b0;
   reg [63:0] p_now = 64'd0;
   reg [31:0] p_tupdate = 32'd0, p_backlog = 32'd0;
   reg [33:0] p_qdelay = 34'd0, p_qold = 34'd0;
@@ -160,7 +134,6 @@ module pie_ctrl_props (
   reg [55:0] p_prob = 56'd0, p_wdata = 56'd0;
   reg [39:0] p_next = 40'd0;
   always @(posedge clock) begin
-    p_busy <= busy;
     p_burst <= burst_reset;
     p_we <= prob_we;
     p_now <= now;
@@ -174,12 +147,6 @@ module pie_ctrl_props (
     p_wdata <= prob_wdata;
     p_next <= next_update;
   end
-  wire start = busy && !p_busy && !init;
-  wire commit = p_busy && !busy && !init;
-  reg started = 1'b0;  // a job started within the check (not before step 0)
-  // Busy cycles of the job: the commit is the UPDATE_CYCLES-th / RECOMPUTE_CYCLES-th cycle after the
-  // one that started it (hdl/PIE-CORE.md), so the job is busy for exactly that many cycles.
-  reg [9:0] cycles = 10'd0;
   reg [33:0] s_qd = 34'd0, s_qold = 34'd0;
   reg [23:0] s_th = 24'd0;
   reg s_bnz = 1'b0, s_we = 1'b0;
@@ -188,8 +155,6 @@ module pie_ctrl_props (
   reg [39:0] s_next = 40'd0;
   always @(posedge clock) begin
     if (start) begin
-      started <= 1'b1;
-      cycles <= 10'd1;
       s_qd <= p_qdelay;
       s_qold <= p_qold;
       s_th <= p_target >> 1;
@@ -199,15 +164,9 @@ module pie_ctrl_props (
       s_we <= p_we;
       s_wdata <= p_wdata;
       s_next <= next_update;
-    end else if (busy) cycles <= cycles + 10'd1;
+    end
   end
   wire [55:0] job_prob = s_we ? s_wdata : s_prob;
-
-  // ---- delta: recorded in Mul1, the same bits again in Mul2
-  reg [63:0] dl = 64'd0;
-  wire [6:0] bit_i = bi - 7'd2;
-  always @(posedge clock) if (s_mul1 && bi >= 7'd2 && bi <= 7'd65) dl[bit_i[5:0]] <= delta_bit;
-  always @(*) if (s_mul2 && bi >= 7'd2 && bi <= 7'd65) assume (delta_bit == dl[bit_i[5:0]]);
 
   // ---- the flags of a committed prob
   always @(*) if (commit && started) begin
@@ -291,6 +250,8 @@ module pie_ctrl_props (
   end
   always @(*) if (at_div) assert (pw == r_p8);
   always @(*) if (commit && started) begin
+    // The commit is the UPDATE_CYCLES-th cycle after the firing cycle (hdl/PIE-CORE.md): the job is
+    // busy for exactly that many cycles.
     assert (cycles == UPDATE_CYCLES[9:0]);
     assert (prob == r_div);
     assert (qdelay_old == s_qd);
