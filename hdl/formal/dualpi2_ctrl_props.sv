@@ -26,6 +26,10 @@
 //              RECOMPUTE_CYCLES busy cycles and commits p' = the written value (a K commit: p'
 //              unchanged), kp = k x p' with the job's k (k = 0 or a power of two), overload; last_qdelay, UPDATES and next_update
 //              unchanged
+//   REACH_*    (REACH beside it; no register writes, as UPDATE) one branch of an update: HEAD_L,
+//              HEAD_C, HEAD_NONE (the head qdelay comes from), SAT_LO, SAT_HI, CAP (how Kp rewrites
+//              p'), taken at Kp's start, or OVERLOAD at the commit. The harness asserts that it is
+//              never taken; scripts/prove's reach mode wants that check to fail (the branch reached)
 //
 // Mutations: MUT_WRAP (the harness's reference wraps p' + delta / 64 instead of saturating: breaks
 // UPDATE), MUT_WRITE_LOST (the harness sees prob's bit 0 flipped when a write commits: breaks

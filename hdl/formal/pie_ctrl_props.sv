@@ -26,6 +26,10 @@
 //              RECOMPUTE_CYCLES busy cycles and commits prob = the written value (an MTU change: prob
 //              unchanged), the two flags; qdelay_old and next_update unchanged (ppb = prob / MTU:
 //              see below)
+//   REACH_*    (REACH beside it; no register writes, as UPDATE) one branch of an update, taken at
+//              Decay's start: CAP (step 5), BOOST (step 6), SAT_HI / SAT_LO (step 7 at 100 % / 0),
+//              DECAY (step 8 on a non-zero prob), BURST (step 9). The harness asserts that it is
+//              never taken; scripts/prove's reach mode wants that check to fail (the branch reached)
 //
 // Mutations: MUT_WRAP (the harness's reference wraps prob + delta instead of saturating: breaks
 // UPDATE), MUT_WRITE_LOST (the harness sees prob's bit 0 flipped when a write commits: breaks
