@@ -112,7 +112,7 @@ pub struct FlowReport {
     pub versions: Vec<(String, String)>,
     /// The wall time of place and route, every seed tried, seconds.
     pub pnr_seconds: f64,
-    /// Each place-and-route attempt; the last is the bitstream's.
+    /// Each place-and-route attempt; the last that finished is the bitstream's.
     pub pnr_runs: Vec<PnrRun>,
 }
 
@@ -124,6 +124,19 @@ impl FlowReport {
             .iter()
             .filter_map(|run| run.fmax.map(|f| f.0))
             .fold(0.0, f64::max)
+    }
+
+    /// The attempt whose utilisation, timing and critical path the report shows: the best Fmax of
+    /// those that finished (the one that met timing, when one did: the seeds stop there), the later on
+    /// a tie; `None` when none finished.
+    pub fn shown_run(&self) -> Option<usize> {
+        (0..self.pnr_runs.len())
+            .filter_map(|i| self.pnr_runs[i].fmax.map(|f| (i, f.0)))
+            .fold(None, |best: Option<(usize, f64)>, (i, f)| match best {
+                Some((_, b)) if b > f => best,
+                _ => Some((i, f)),
+            })
+            .map(|(i, _)| i)
     }
 }
 
@@ -330,6 +343,9 @@ fn place_and_route(
 ) -> Result<(), String> {
     let started = Instant::now();
     let limit = pnr_limit();
+    // Each run's log (None: stopped), so that the report can show the best run when none met timing.
+    let first = r.pnr_runs.len();
+    let mut logs: Vec<Option<String>> = vec![];
     for seed in PNR_SEEDS {
         let mut c = cmd();
         let log_name = match seed {
@@ -348,6 +364,7 @@ fn place_and_route(
                 fmax: None,
                 seconds,
             });
+            logs.push(None);
             continue;
         };
         parse_nextpnr(&log, target, r);
@@ -361,11 +378,20 @@ fn place_and_route(
             fmax: Some(worst),
             seconds,
         });
+        logs.push(Some(log));
         if !r.clocks.is_empty() && r.clocks.iter().all(|c| c.pass) {
             break;
         }
     }
     r.pnr_seconds = started.elapsed().as_secs_f64();
+    // No seed met timing: the report shows the best run's figures, not the last one's.
+    if let Some(Some(log)) = r
+        .shown_run()
+        .and_then(|k| k.checked_sub(first))
+        .and_then(|k| logs.get(k))
+    {
+        parse_nextpnr(log, target, r);
+    }
     if r.pnr_runs.iter().all(|run| run.fmax.is_none()) {
         return Err(format!(
             "nextpnr did not finish within {} s with any of the {} seeds (AQM_PNR_SECONDS sets the \
@@ -845,12 +871,25 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
             run.seconds
         ),
     };
-    // The bitstream's run is the last that finished.
-    if let Some(k) = r.pnr_runs.iter().rposition(|run| run.fmax.is_some()) {
+    // The figures above are the shown run's: the one that met timing, else the best. The files of
+    // the directory (the bitstream) are the last finished run's.
+    if let Some(k) = r.shown_run() {
+        let met = r.clocks.iter().all(|c| c.pass);
+        let last = r.pnr_runs.iter().rposition(|run| run.fmax.is_some()) == Some(k);
         let _ = write!(
             s,
-            "\nPlaced and routed with {}",
-            seed_name(&r.pnr_runs[k].seed)
+            "\n{} {}{}",
+            if met {
+                "Placed and routed with"
+            } else {
+                "No seed met timing; the figures above are the best run's,"
+            },
+            seed_name(&r.pnr_runs[k].seed),
+            if last {
+                ""
+            } else {
+                " (the files here are the last run's)"
+            }
         );
         let others: Vec<String> = (0..r.pnr_runs.len())
             .filter(|&i| i != k)
@@ -1016,5 +1055,40 @@ mod tests {
         r.pnr_runs.truncate(1);
         assert!(report_markdown("x", &r)
             .contains("Placed and routed with nextpnr's default seed, place"),);
+    }
+
+    #[test]
+    fn when_no_seed_meets_timing_the_report_shows_the_best_run() {
+        let run = |seed, f: f64| PnrRun {
+            seed,
+            fmax: Some((f, 150.0)),
+            seconds: 60.0,
+        };
+        let r = FlowReport {
+            clocks: vec![ClockTiming {
+                clock: "clock".into(),
+                fmax_mhz: 112.5,
+                target_mhz: 150.0,
+                pass: false,
+            }],
+            pnr_runs: vec![run(None, 101.0), run(Some(2), 112.5), run(Some(3), 98.4)],
+            ..FlowReport::default()
+        };
+        assert_eq!(r.shown_run(), Some(1));
+        assert_eq!(r.best_fmax(), 112.5);
+        let s = report_markdown("pie-ecp5", &r);
+        assert!(
+            s.contains("No seed met timing; the figures above are the best run's, seed 2 (the files here are the last run's) (other attempts: nextpnr's default seed reached 101.00 of 150.00 MHz; seed 3 reached 98.40 of 150.00 MHz)"),
+            "{s}"
+        );
+        let none = FlowReport {
+            pnr_runs: vec![PnrRun {
+                seed: None,
+                fmax: None,
+                seconds: 600.0,
+            }],
+            ..FlowReport::default()
+        };
+        assert_eq!(none.shown_run(), None);
     }
 }
