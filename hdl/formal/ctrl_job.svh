@@ -2,8 +2,9 @@
 // after the harness's controller instance, `init` and its idle invariants. It needs the controller's
 // `busy`, its multiplier's cut output `delta_bit` and the pass state `s_mul1`, `s_mul2`, `bi`.
 //
-// - JOBS_ARE_UPDATES (the harness defines it for its UPDATE group and its reach jobs): the update
-//   starts in step 1 (busy from step 1) and no other job starts. A bounded check then meets each pass
+// - JOBS_ARE_UPDATES (defined here for the UPDATE group and the reach jobs, REACH; the harness adds
+//   its own no-write assumptions under it): the update starts in step 1 (busy from step 1) and no
+//   other job starts. A bounded check then meets each pass
 //   boundary and the commit in one step, not in every step from the first one on (each such step costs
 //   minutes with a solver). No generality is lost: step 0 is any idle state, so a job that starts later
 //   starts from a state that step 0 may already be.
@@ -11,6 +12,15 @@
 //   not before step 0), and `cycles`, the job's busy cycles counted from 1 in its first busy cycle.
 // - delta: bit i comes out of the multiplier in step i + 2 of each Mul pass; the harness records it in
 //   Mul1 (`dl`) and gives the same bits again in Mul2 (the multiplier runs twice on one snapshot).
+`ifdef UPDATE
+`define JOBS_ARE_UPDATES
+`elsif REACH
+`define JOBS_ARE_UPDATES
+`endif
+  reg p_busy = 1'b0;
+  always @(posedge clock) p_busy <= busy;
+  wire start = busy && !p_busy && !init;
+  wire commit = p_busy && !busy && !init;
 `ifdef JOBS_ARE_UPDATES
   reg [1:0] j_step = 2'd0;
   always @(posedge clock) if (j_step != 2'd2) j_step <= j_step + 2'd1;
@@ -19,10 +29,6 @@
     if (j_step == 2'd2) assume (!start);
   end
 `endif
-  reg p_busy = 1'b0;
-  always @(posedge clock) p_busy <= busy;
-  wire start = busy && !p_busy && !init;
-  wire commit = p_busy && !busy && !init;
   reg started = 1'b0;
   reg [9:0] cycles = 10'd0;
   always @(posedge clock)

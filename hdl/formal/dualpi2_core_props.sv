@@ -82,20 +82,26 @@ module dualpi2_core_props (
   wire [31:0] abs_byte_limit = {21'd0, abs_limit} * mtu_reset * 32'd2;
 `define CORE_ABSTRACT_PORTS .\ctrl$prob (abs_prob), .\ctrl$kp (abs_kp), .\ctrl$overload (abs_overload), .\params$limit (abs_limit), .\params$byte_limit (abs_byte_limit[22:0]),
 `endif
+`ifdef BYTES
+`define POPS
+`elsif LIMIT
+`define POPS
+`endif
+`ifdef POPS
+  // The egress's pops (which queue, with which len), exposed by the group's preparation.
+  wire pop_l, pop_c;
+  wire [15:0] pop_len;
+`endif
 `ifdef LIMIT
-  // The limits, cut by dualpi2_core_props.limit.ys: any LIMIT in range in any cycle, any byte limit;
-  // the pops, exposed.
+  // The limits, cut by dualpi2_core_props.limit.ys: any LIMIT in range in any cycle, any byte limit.
   (* anyseq *) reg [10:0] abs_limit;
   (* anyseq *) reg [22:0] abs_byte_limit;
   always @(*) assume (abs_limit >= 11'd1 && abs_limit <= 11'd1024);
-  wire pop_l, pop_c;
-`define CORE_ABSTRACT_PORTS .\params$limit (abs_limit), .\params$byte_limit (abs_byte_limit), .\egress$pop_l (pop_l), .\egress$pop_c (pop_c),
+`define CORE_ABSTRACT_PORTS .\params$limit (abs_limit), .\params$byte_limit (abs_byte_limit), .\egress$pop_l (pop_l), .\egress$pop_c (pop_c), .\egress$pop_len (pop_len),
 `endif
 `ifdef BYTES
-  // The byte backlogs and the pops, exposed by dualpi2_core_props.bytes.ys.
+  // The byte backlogs, exposed by dualpi2_core_props.bytes.ys.
   wire [21:0] hw_bytes_l, hw_bytes_c;
-  wire pop_l, pop_c;
-  wire [15:0] pop_len;
 `define CORE_ABSTRACT_PORTS .\ingress$bytes_l (hw_bytes_l), .\ingress$bytes_c (hw_bytes_c), .\egress$pop_l (pop_l), .\egress$pop_c (pop_c), .\egress$pop_len (pop_len),
 `endif
 `include "core_dut.svh"
@@ -165,6 +171,18 @@ module dualpi2_core_props (
       q_l <= q_l + {11'd0, enq && verdict_queue} - {11'd0, departure && out_queue};
       q_c <= q_c + {11'd0, enq && !verdict_queue} - {11'd0, departure && !out_queue};
     end
+`ifdef POPS
+  // The packet popped and not yet departed (one in flight: pick -> decide -> out), its queue and len.
+  reg fl_on = 1'b0, fl_q = 1'b0;
+  reg [15:0] fl_len = 16'd0;
+  always @(posedge clock)
+    if (init) fl_on <= 1'b0;
+    else if (pop_l || pop_c) begin
+      fl_on <= 1'b1;
+      fl_q <= pop_l;
+      fl_len <= pop_len;
+    end else if (departure) fl_on <= 1'b0;
+`endif
 
 `ifdef QUEUE
   reg [3:0] wait_n = 4'd0;
@@ -200,14 +218,8 @@ module dualpi2_core_props (
   always @(posedge clock) if (age != 2'd2) age <= age + 2'd1;
   always @(*) if (age == 2'd2) begin
     if (enq) assert (admitted < lim_seen);
-    assert (cnt + {11'd0, fl_out} == q_l + q_c);
+    assert (cnt + {11'd0, fl_on} == q_l + q_c);
   end
-  // The packet popped and not yet departed (pick -> decide -> out).
-  reg fl_out = 1'b0;
-  always @(posedge clock)
-    if (init) fl_out <= 1'b0;
-    else if (pop_l || pop_c) fl_out <= 1'b1;
-    else if (departure) fl_out <= 1'b0;
 `endif
 
 `ifdef BYTES
@@ -232,16 +244,6 @@ module dualpi2_core_props (
   end
   wire [21:0] now_l = sb_l + (enq && verdict_queue ? {6'd0, enq_len} : 22'd0);
   wire [21:0] now_c = sb_c + (enq && !verdict_queue ? {6'd0, enq_len} : 22'd0);
-  // The packet in flight between its pop and its departure.
-  reg fl_on = 1'b0, fl_q = 1'b0;
-  reg [15:0] fl_len = 16'd0;
-  always @(posedge clock)
-    if (init) fl_on <= 1'b0;
-    else if (pop_l || pop_c) begin
-      fl_on <= 1'b1;
-      fl_q <= pop_l;
-      fl_len <= pop_len;
-    end else if (departure) fl_on <= 1'b0;
   read_check #(22) backlog_bytes (clock, reg_re && (reg_addr == 8'h30 || reg_addr == 8'h31) && !init,
                                   reg_addr == 8'h30 ? now_l : now_c, reg_rvalid, reg_rdata);
   always @(*) if (!init) begin

@@ -125,18 +125,13 @@ module dualpi2_ctrl_props (
     assume (!clear_counters);
     if (busy) assume (!prob_we);
   end
-`ifdef UPDATE
-`define JOBS_ARE_UPDATES
-`elsif REACH
-`define JOBS_ARE_UPDATES
-`endif
+`include "ctrl_job.svh"
 `ifdef JOBS_ARE_UPDATES
   always @(*) begin
     assume (!prob_we && !k_commit);
     if (init) assume (!dirty);
   end
 `endif
-`include "ctrl_job.svh"
 
   // ---- the inputs of the cycle before, and the job's snapshot (ctrl_job.svh: start, commit, cycles)
   reg p_we = 1'b0, p_hvl = 1'b0, p_hvc = 1'b0, p_dol = 1'b0, p_tcommit = 1'b0;

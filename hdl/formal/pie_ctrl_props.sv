@@ -115,18 +115,13 @@ module pie_ctrl_props (
     assume (mtu >= 16'd64 && mtu <= 16'd2047);
     if (busy) assume (!prob_we);
   end
-`ifdef UPDATE
-`define JOBS_ARE_UPDATES
-`elsif REACH
-`define JOBS_ARE_UPDATES
-`endif
+`include "ctrl_job.svh"
 `ifdef JOBS_ARE_UPDATES
   always @(*) begin
     assume (!prob_we && !mtu_we);
     if (init) assume (!dirty);
   end
 `endif
-`include "ctrl_job.svh"
 
   // ---- the inputs of the cycle before, and the job's snapshot (ctrl_job.svh: start, commit, cycles)
   reg p_burst = 1'b0, p_we = 1'b0;
