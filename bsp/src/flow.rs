@@ -130,12 +130,10 @@ impl FlowReport {
     /// those that finished (the one that met timing, when one did: the seeds stop there), the later on
     /// a tie; `None` when none finished.
     pub fn shown_run(&self) -> Option<usize> {
+        // max_by keeps the last of equal maxima.
         (0..self.pnr_runs.len())
             .filter_map(|i| self.pnr_runs[i].fmax.map(|f| (i, f.0)))
-            .fold(None, |best: Option<(usize, f64)>, (i, f)| match best {
-                Some((_, b)) if b > f => best,
-                _ => Some((i, f)),
-            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(i, _)| i)
     }
 }
@@ -343,9 +341,10 @@ fn place_and_route(
 ) -> Result<(), String> {
     let started = Instant::now();
     let limit = pnr_limit();
-    // Each run's log (None: stopped), so that the report can show the best run when none met timing.
-    let first = r.pnr_runs.len();
-    let mut logs: Vec<Option<String>> = vec![];
+    // The best finished run's Fmax and log (the later on a tie, as `shown_run`), so that the report can
+    // show it when no run met timing.
+    let mut best: Option<(f64, String)> = None;
+    let mut met = false;
     for seed in PNR_SEEDS {
         let mut c = cmd();
         let log_name = match seed {
@@ -364,7 +363,6 @@ fn place_and_route(
                 fmax: None,
                 seconds,
             });
-            logs.push(None);
             continue;
         };
         parse_nextpnr(&log, target, r);
@@ -378,18 +376,17 @@ fn place_and_route(
             fmax: Some(worst),
             seconds,
         });
-        logs.push(Some(log));
-        if !r.clocks.is_empty() && r.clocks.iter().all(|c| c.pass) {
+        met = !r.clocks.is_empty() && r.clocks.iter().all(|c| c.pass);
+        if best.as_ref().is_none_or(|(f, _)| worst.0 >= *f) {
+            best = Some((worst.0, log));
+        }
+        if met {
             break;
         }
     }
     r.pnr_seconds = started.elapsed().as_secs_f64();
     // No seed met timing: the report shows the best run's figures, not the last one's.
-    if let Some(Some(log)) = r
-        .shown_run()
-        .and_then(|k| k.checked_sub(first))
-        .and_then(|k| logs.get(k))
-    {
+    if let (false, Some((_, log))) = (met, &best) {
         parse_nextpnr(log, target, r);
     }
     if r.pnr_runs.iter().all(|run| run.fmax.is_none()) {
