@@ -341,9 +341,8 @@ fn place_and_route(
 ) -> Result<(), String> {
     let started = Instant::now();
     let limit = pnr_limit();
-    // The best finished run's Fmax and log (the later on a tie, as `shown_run`), so that the report can
-    // show it when no run met timing.
-    let mut best: Option<(f64, String)> = None;
+    // The log of the run the report shows (`shown_run`), parsed again when no run met timing.
+    let mut shown_log: Option<String> = None;
     let mut met = false;
     for seed in PNR_SEEDS {
         let mut c = cmd();
@@ -377,8 +376,8 @@ fn place_and_route(
             seconds,
         });
         met = !r.clocks.is_empty() && r.clocks.iter().all(|c| c.pass);
-        if best.as_ref().is_none_or(|(f, _)| worst.0 >= *f) {
-            best = Some((worst.0, log));
+        if r.shown_run() == Some(r.pnr_runs.len() - 1) {
+            shown_log = Some(log);
         }
         if met {
             break;
@@ -386,7 +385,7 @@ fn place_and_route(
     }
     r.pnr_seconds = started.elapsed().as_secs_f64();
     // No seed met timing: the report shows the best run's figures, not the last one's.
-    if let (false, Some((_, log))) = (met, &best) {
+    if let (false, Some(log)) = (met, &shown_log) {
         parse_nextpnr(log, target, r);
     }
     if r.pnr_runs.iter().all(|run| run.fmax.is_none()) {
