@@ -25,6 +25,7 @@
 //! The accumulator saturates at 8.5 (`ACCU_MAX` = `ACCU_HIGH`), so "saturated" is the comparison with
 //! 8.5 that the look-ahead makes anyway: a sum at or above it stands for 8.5, and acc + lp < 2^60.
 
+use crate::bram::BlockRam;
 use crate::konst::K;
 use aqm_golden::pie::consts::{ACCU_HIGH, ACCU_LOW, ACCU_MAX};
 use rust_hdl::prelude::*;
@@ -89,11 +90,19 @@ pub struct PieIngress<const BM: u64> {
     /// A descriptor is in the pipeline.
     pub busy: Signal<Out, Bit>,
 
+    /// Each accepted descriptor's tag and length, written at its acceptance into a ring in block RAM and
+    /// read when it is in P1, so that they reach P2 (`ring_tag`, `ring_len`) without a register per
+    /// stage: at most two descriptors are between acceptance and the end of P1, and P1 to V never stall.
+    ring: BlockRam<32, 4>,
+    wptr: DFF<Bits<4>>,
+    rptr: DFF<Bits<4>>,
+    ring_tag: Signal<Local, Bits<16>>,
+    ring_len: Signal<Local, Bits<16>>,
+
     // P0 and the bytemode multiplier.
     v0: DFF<Bit>,
     len0: DFF<Bits<16>>,
     ecn0: DFF<Bits<2>>,
-    tag0: DFF<Bits<16>>,
     pass0: DFF<Bit>,
     ecnok0: DFF<Bit>,
     bytes0: DFF<Bit>,
@@ -105,9 +114,7 @@ pub struct PieIngress<const BM: u64> {
     nh_lo0: Signal<Local, Bits<31>>,
     // P1
     v1: DFF<Bit>,
-    len1: DFF<Bits<16>>,
     ecn1: DFF<Bits<2>>,
-    tag1: DFF<Bits<16>>,
     pass1: DFF<Bit>,
     ecnok1: DFF<Bit>,
     lp1: DFF<Bits<56>>,
@@ -115,9 +122,7 @@ pub struct PieIngress<const BM: u64> {
     nh_lo1: DFF<Bits<31>>, // {carry, (lp - 8.5)[29:0]}
     // P2
     v2: DFF<Bit>,
-    len2: DFF<Bits<16>>,
     ecn2: DFF<Bits<2>>,
-    tag2: DFF<Bits<16>>,
     pass2: DFF<Bit>,
     ecnok2: DFF<Bit>,
     lp2: DFF<Bits<56>>,
@@ -264,8 +269,9 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             clock,
             v0,
             len0,
+            wptr,
+            rptr,
             ecn0,
-            tag0,
             pass0,
             ecnok0,
             bytes0,
@@ -274,18 +280,14 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             mlen3,
             macc,
             v1,
-            len1,
             ecn1,
-            tag1,
             pass1,
             ecnok1,
             lp1,
             nl_lo1,
             nh_lo1,
             v2,
-            len2,
             ecn2,
-            tag2,
             pass2,
             ecnok2,
             lp2,
@@ -337,6 +339,22 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.in_ready.next = !self.rst.val() & !self.stall.val();
         self.accept.next = self.in_valid.val() & !self.rst.val() & !self.stall.val();
         self.advance.next = self.v0.q.val() & !self.stall.val();
+        // The tag and length ring: written at acceptance, read in P1 (for P2).
+        clock!(self, clock, ring);
+        self.ring.write_enable.next = self.accept.val();
+        self.ring.write_address.next = self.wptr.q.val();
+        self.ring.write_data.next =
+            (bit_cast::<32, 16>(self.in_tag.val()) << 16) | bit_cast::<32, 16>(self.in_len.val());
+        if self.accept.val() {
+            self.wptr.d.next = self.wptr.q.val() + 1;
+        }
+        self.ring.read_address.next = self.rptr.q.val();
+        if self.v1.q.val() {
+            self.rptr.d.next = self.rptr.q.val() + 1;
+        }
+        self.ring_tag.next = self.ring.read_data.val().get_bits::<16>(16);
+        self.ring_len.next = self.ring.read_data.val().get_bits::<16>(0);
+
         self.in_bytes.next = self.bytemode.val()
             & (self.in_len.val() <= self.mtu.val())
             & self.bytemode_hw.val().get_bit(0);
@@ -344,7 +362,6 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             self.v0.d.next = self.accept.val();
             self.len0.d.next = self.in_len.val();
             self.ecn0.d.next = self.in_ecn.val();
-            self.tag0.d.next = self.in_tag.val();
             self.pass0.d.next = self.burst.val().any()
                 | ((self.qdelay.val() < bit_cast::<34, 24>(self.target_half.val()))
                     & self.prob_lt20.val());
@@ -405,9 +422,7 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         // P1: the local probability; the high halves of the thresholds (the low half's borrow selects
         // between two constants instead of a second carry chain); the random word.
         self.v1.d.next = self.advance.val();
-        self.len1.d.next = self.len0.q.val();
         self.ecn1.d.next = self.ecn0.q.val();
-        self.tag1.d.next = self.tag0.q.val();
         self.pass1.d.next = self.pass0.q.val();
         self.ecnok1.d.next = self.ecnok0.q.val();
         self.lp1.d.next = self.op0.q.val();
@@ -439,9 +454,7 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             self.nh_base1.val() + bit_cast::<31, 26>(self.lp1.q.val().get_bits::<26>(30));
         self.rnd_take.next = self.v1.q.val() & !self.rst.val();
         self.v2.d.next = self.v1.q.val();
-        self.len2.d.next = self.len1.q.val();
         self.ecn2.d.next = self.ecn1.q.val();
-        self.tag2.d.next = self.tag1.q.val();
         self.pass2.d.next = self.pass1.q.val();
         self.ecnok2.d.next = self.ecnok1.q.val();
         self.lp2.d.next = self.lp1.q.val();
@@ -457,7 +470,7 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         }
         self.w0_2.d.next = self.w0.val();
         self.w1_2.d.next =
-            bit_cast::<19, 18>(self.w0.val()) - bit_cast::<19, 16>(self.len2.q.val());
+            bit_cast::<19, 18>(self.w0.val()) - bit_cast::<19, 16>(self.ring_len.val());
         self.lim2.d.next = self.limit.val();
         self.limm2.d.next = bit_cast::<12, 11>(self.limit.val()) - 1;
 
@@ -586,9 +599,9 @@ impl<const BM: u64> Logic for PieIngress<BM> {
 
         // The packet in P2 moves to V with the flags of the accumulator V leaves.
         self.v3.d.next = self.v2.q.val();
-        self.len3.d.next = self.len2.q.val();
+        self.len3.d.next = self.ring_len.val();
         self.ecn3.d.next = self.ecn2.q.val();
-        self.tag3.d.next = self.tag2.q.val();
+        self.tag3.d.next = self.ring_tag.val();
         self.lpz3.d.next = self.lpz2.q.val();
         // (rnd >> 8) < lp: the carry out of lp + ~rw, carry-select on the halves (lp[55:30] + 1 is
         // the adders' lphi1); then the packet's own flags folded per region of acc + lp.
@@ -739,6 +752,8 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         if self.rst.val() {
             self.v0.d.next = false;
             self.v1.d.next = false;
+            self.wptr.d.next = 0.into();
+            self.rptr.d.next = 0.into();
             self.v2.d.next = false;
             self.v3.d.next = false;
             self.vt3.d.next = false;
