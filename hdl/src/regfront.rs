@@ -156,22 +156,23 @@ pub struct InRange<const LO: u64, const HI: u64> {
 
 impl<const LO: u64, const HI: u64> InRange<LO, HI> {
     const BOUNDS: () = assert!(LO <= HI && HI <= u32::MAX as u64);
+}
 
-    /// `x[i:0] <= c[i:0]` (`le`) or `x[i:0] >= c[i:0]` (`!le`), bit `i` down.
-    fn cmp(le: bool, c: u64, i: i32) -> String {
-        let low = if i < 0 { 0 } else { c & ((2u64 << i) - 1) };
-        // Always true below: `<=` all ones, `>=` all zeros.
-        if i < 0 || (le && low == (2u64 << i) - 1) || (!le && low == 0) {
-            return "1'b1".into();
-        }
-        let rest = Self::cmp(le, c, i - 1);
-        let one = (c >> i) & 1 == 1;
-        match (le, one) {
-            (true, true) => format!("(~x[{i}] | {rest})"),
-            (true, false) => format!("(~x[{i}] & {rest})"),
-            (false, true) => format!("(x[{i}] & {rest})"),
-            (false, false) => format!("(x[{i}] | {rest})"),
-        }
+/// `x[i:0] <= c[i:0]` (`le`) or `x[i:0] >= c[i:0]` (`!le`) as a Verilog expression of the and/or terms
+/// of bits `i` down to 0 of a signal `x` (no adder, so no carry chain).
+fn const_cmp(le: bool, c: u64, i: i32) -> String {
+    let low = if i < 0 { 0 } else { c & ((2u64 << i) - 1) };
+    // Always true below: `<=` all ones, `>=` all zeros.
+    if i < 0 || (le && low == (2u64 << i) - 1) || (!le && low == 0) {
+        return "1'b1".into();
+    }
+    let rest = const_cmp(le, c, i - 1);
+    let one = (c >> i) & 1 == 1;
+    match (le, one) {
+        (true, true) => format!("(~x[{i}] | {rest})"),
+        (true, false) => format!("(~x[{i}] & {rest})"),
+        (false, true) => format!("(x[{i}] & {rest})"),
+        (false, false) => format!("(x[{i}] | {rest})"),
     }
 }
 
@@ -190,8 +191,42 @@ impl<const LO: u64, const HI: u64> Logic for InRange<LO, HI> {
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
             "always @(*) ok = {} & {};\n",
-            Self::cmp(false, LO, 31),
-            Self::cmp(true, HI, 31)
+            const_cmp(false, LO, 31),
+            const_cmp(true, HI, 31)
         ))
+    }
+}
+
+/// `x >= C` for a `W`-bit `x` (at most 63 bits) and a constant `C`, as plain logic like [`InRange`]: no
+/// carry chain, so on the iCE40 no logic cell that holds only a carry (a comparison in a carry chain takes
+/// one cell per bit whose LUT nothing else can use).
+#[derive(LogicBlock, Default)]
+pub struct AtLeast<const W: usize, const C: u64> {
+    pub x: Signal<In, Bits<W>>,
+    pub ok: Signal<Out, Bit>,
+}
+
+impl<const W: usize, const C: u64> AtLeast<W, C> {
+    const WIDTH: () = assert!(W < 64);
+}
+
+impl<const W: usize, const C: u64> Logic for AtLeast<W, C> {
+    fn update(&mut self) {
+        #[allow(clippy::let_unit_value)]
+        let _ = Self::WIDTH;
+        self.ok.next = self.x.val().to_u64() >= C;
+    }
+
+    fn connect(&mut self) {
+        self.ok.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let body = if C >> W != 0 {
+            "1'b0".to_string()
+        } else {
+            const_cmp(false, C, W as i32 - 1)
+        };
+        Verilog::Custom(format!("always @(*) ok = {body};\n"))
     }
 }

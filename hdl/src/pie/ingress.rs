@@ -27,6 +27,7 @@
 
 use crate::bram::BlockRam;
 use crate::konst::K;
+use crate::regfront::AtLeast;
 use aqm_golden::pie::consts::{ACCU_HIGH, ACCU_LOW, ACCU_MAX};
 use rust_hdl::prelude::*;
 
@@ -110,16 +111,12 @@ pub struct PieIngress<const BM: u64> {
     mcnt: DFF<Bits<4>>,
     mlen3: DFF<Bits<13>>, // 3 x len, for the multiplier's digits
     macc: DFF<Bits<11>>,  // the product above the bits already formed
-    nl_lo0: Signal<Local, Bits<31>>,
-    nh_lo0: Signal<Local, Bits<31>>,
     // P1
     v1: DFF<Bit>,
     ecn1: DFF<Bits<2>>,
     pass1: DFF<Bit>,
     ecnok1: DFF<Bit>,
     lp1: DFF<Bits<56>>,
-    nl_lo1: DFF<Bits<31>>, // {carry, (lp - 0.85)[29:0]}
-    nh_lo1: DFF<Bits<31>>, // {carry, (lp - 8.5)[29:0]}
     // P2
     v2: DFF<Bit>,
     ecn2: DFF<Bits<2>>,
@@ -129,15 +126,6 @@ pub struct PieIngress<const BM: u64> {
     lphi1_2: DFF<Bits<30>>, // lp[55:30] + 1, for the carry-select adders
     lpz2: DFF<Bit>,
     rwn2: DFF<Bits<56>>, // the random word >> 8, inverted: lp > rw is the carry out of lp + ~rw
-    // The thresholds negated, n = lp - C (61-bit two's complement, so that acc >= C - lp is the sign
-    // of acc + n: additions only, no inverter in front of a carry chain): the low 30 bits, the high 31
-    // bits, and the high bits plus one (for the carry-select of acc + n).
-    nl_lo2: DFF<Bits<30>>,
-    nl_hi2: DFF<Bits<31>>,
-    nl_hp2: DFF<Bits<31>>,
-    nh_lo2: DFF<Bits<30>>,
-    nh_hi2: DFF<Bits<31>>,
-    nh_hp2: DFF<Bits<31>>,
     // For the limit and 2*MTU checks of the packet in P2, from P1: LIMIT, and the bounds on the byte
     // backlog below which it is under 2*MTU (the packet in P2 enqueued or not).
     lim2: DFF<Bits<11>>,
@@ -187,23 +175,6 @@ pub struct PieIngress<const BM: u64> {
     m_hi: Signal<Local, Bits<13>>,
     m_t: Signal<Local, Bits<15>>,
     m_s: Signal<Local, Bits<15>>,
-    nl_base: Signal<Local, Bits<31>>,
-    nh_base: Signal<Local, Bits<31>>,
-    nl_base1: Signal<Local, Bits<31>>,
-    nh_base1: Signal<Local, Bits<31>>,
-    // acc + n for the look-ahead's comparisons (k: acc, a: the sum in V; l: 0.85, h: 8.5).
-    kl_lo: Signal<Local, Bits<31>>,
-    kl_h0: Signal<Local, Bits<31>>,
-    kl_h1: Signal<Local, Bits<31>>,
-    kh_lo: Signal<Local, Bits<31>>,
-    kh_h0: Signal<Local, Bits<31>>,
-    kh_h1: Signal<Local, Bits<31>>,
-    al_lo: Signal<Local, Bits<31>>,
-    al_h0: Signal<Local, Bits<31>>,
-    al_h1: Signal<Local, Bits<31>>,
-    ah_lo: Signal<Local, Bits<31>>,
-    ah_h0: Signal<Local, Bits<31>>,
-    ah_h1: Signal<Local, Bits<31>>,
     // P2's look-ahead: `k` with the accumulator kept, `a` with the sum of the packet in V.
     k_lo: Signal<Local, Bits<31>>,
     k_hi0: Signal<Local, Bits<31>>,
@@ -249,16 +220,15 @@ pub struct PieIngress<const BM: u64> {
     cs_c: Signal<Local, Bits<32>>,
     bl_plus: Signal<Local, Bits<32>>,
     accu_max: K<60, ACCU_MAX>, // 8.5
+    // The look-ahead's comparisons with 0.85 (l) and 8.5 (h), as logic (no carry chain): of the sum with
+    // the accumulator kept (k), with the sum of the packet in V (a), and of lp alone (z).
+    ge_kl: AtLeast<60, ACCU_LOW>,
+    ge_kh: AtLeast<60, ACCU_HIGH>,
+    ge_al: AtLeast<60, ACCU_LOW>,
+    ge_ah: AtLeast<60, ACCU_HIGH>,
+    ge_zl: AtLeast<60, ACCU_LOW>,
+    ge_zh: AtLeast<60, ACCU_HIGH>,
     bytemode_hw: K<1, BM>,
-    // n = lp - C = lp + (2^61 - C) mod 2^61, in a 30-bit low and a 31-bit high part.
-    ml_lo: K<31, { ((1 << 61) - ACCU_LOW) & ((1 << 30) - 1) }>,
-    ml_hi: K<31, { ((1 << 61) - ACCU_LOW) >> 30 }>,
-    ml_hi1: K<31, { (((1 << 61) - ACCU_LOW) >> 30) + 1 }>,
-    ml_hi2: K<31, { (((1 << 61) - ACCU_LOW) >> 30) + 2 }>,
-    mh_lo: K<31, { ((1 << 61) - ACCU_HIGH) & ((1 << 30) - 1) }>,
-    mh_hi: K<31, { ((1 << 61) - ACCU_HIGH) >> 30 }>,
-    mh_hi1: K<31, { (((1 << 61) - ACCU_HIGH) >> 30) + 1 }>,
-    mh_hi2: K<31, { (((1 << 61) - ACCU_HIGH) >> 30) + 2 }>,
 }
 
 impl<const BM: u64> Logic for PieIngress<BM> {
@@ -284,8 +254,6 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             pass1,
             ecnok1,
             lp1,
-            nl_lo1,
-            nh_lo1,
             v2,
             ecn2,
             pass2,
@@ -294,12 +262,6 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             lphi1_2,
             lpz2,
             rwn2,
-            nl_lo2,
-            nl_hi2,
-            nl_hp2,
-            nh_lo2,
-            nh_hi2,
-            nh_hp2,
             v3,
             len3,
             ecn3,
@@ -412,46 +374,12 @@ impl<const BM: u64> Logic for PieIngress<BM> {
                 | bit_cast::<56, 48>(self.op0.q.val().get_bits::<48>(4));
         }
 
-        // P0 also starts n = lp - C from the operand's low half (for a bytemode packet the product's, in
-        // the cycle it moves on).
-        self.nl_lo0.next =
-            bit_cast::<31, 30>(self.op0.q.val().get_bits::<30>(0)) + self.ml_lo.val();
-        self.nh_lo0.next =
-            bit_cast::<31, 30>(self.op0.q.val().get_bits::<30>(0)) + self.mh_lo.val();
-
-        // P1: the local probability; the high halves of the thresholds (the low half's borrow selects
-        // between two constants instead of a second carry chain); the random word.
+        // P1: the local probability; the random word.
         self.v1.d.next = self.advance.val();
         self.ecn1.d.next = self.ecn0.q.val();
         self.pass1.d.next = self.pass0.q.val();
         self.ecnok1.d.next = self.ecnok0.q.val();
         self.lp1.d.next = self.op0.q.val();
-        self.nl_lo1.d.next = self.nl_lo0.val();
-        self.nh_lo1.d.next = self.nh_lo0.val();
-        // The high parts: the low part's carry selects the constant added to lp[55:30] (no second
-        // carry chain), for n and for n + 2^30.
-        self.nl_base.next = self.ml_hi.val();
-        self.nl_base1.next = self.ml_hi1.val();
-        if self.nl_lo1.q.val().get_bit(30) {
-            self.nl_base.next = self.ml_hi1.val();
-            self.nl_base1.next = self.ml_hi2.val();
-        }
-        self.nh_base.next = self.mh_hi.val();
-        self.nh_base1.next = self.mh_hi1.val();
-        if self.nh_lo1.q.val().get_bit(30) {
-            self.nh_base.next = self.mh_hi1.val();
-            self.nh_base1.next = self.mh_hi2.val();
-        }
-        self.nl_lo2.d.next = self.nl_lo1.q.val().get_bits::<30>(0);
-        self.nl_hi2.d.next =
-            self.nl_base.val() + bit_cast::<31, 26>(self.lp1.q.val().get_bits::<26>(30));
-        self.nl_hp2.d.next =
-            self.nl_base1.val() + bit_cast::<31, 26>(self.lp1.q.val().get_bits::<26>(30));
-        self.nh_lo2.d.next = self.nh_lo1.q.val().get_bits::<30>(0);
-        self.nh_hi2.d.next =
-            self.nh_base.val() + bit_cast::<31, 26>(self.lp1.q.val().get_bits::<26>(30));
-        self.nh_hp2.d.next =
-            self.nh_base1.val() + bit_cast::<31, 26>(self.lp1.q.val().get_bits::<26>(30));
         self.rnd_take.next = self.v1.q.val() & !self.rst.val();
         self.v2.d.next = self.v1.q.val();
         self.ecn2.d.next = self.ecn1.q.val();
@@ -475,7 +403,8 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.limm2.d.next = bit_cast::<12, 11>(self.limit.val()) - 1;
 
         // P2: the look-ahead. Kept accumulator: acc + lp (carry-select halves), and acc + lp >= C for
-        // both thresholds as the sign of acc + n (carry-select halves: three chains side by side).
+        // both thresholds compared as logic (a comparison in a carry chain takes a logic cell per bit
+        // that only holds the carry: 0.85 and 8.5 for both sums were 360 such cells).
         self.k_lo.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(0))
             + bit_cast::<31, 30>(self.lp2.q.val().get_bits::<30>(0));
         self.k_hi0.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30))
@@ -488,26 +417,10 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             self.k_sum.next = (bit_cast::<60, 30>(self.k_hi1.val().get_bits::<30>(0)) << 30)
                 | bit_cast::<60, 30>(self.k_lo.val().get_bits::<30>(0));
         }
-        self.kl_lo.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(0))
-            + bit_cast::<31, 30>(self.nl_lo2.q.val());
-        self.kl_h0.next =
-            bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30)) + self.nl_hi2.q.val();
-        self.kl_h1.next =
-            bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30)) + self.nl_hp2.q.val();
-        self.k_gel.next = !self.kl_h0.val().get_bit(30);
-        if self.kl_lo.val().get_bit(30) {
-            self.k_gel.next = !self.kl_h1.val().get_bit(30);
-        }
-        self.kh_lo.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(0))
-            + bit_cast::<31, 30>(self.nh_lo2.q.val());
-        self.kh_h0.next =
-            bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30)) + self.nh_hi2.q.val();
-        self.kh_h1.next =
-            bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30)) + self.nh_hp2.q.val();
-        self.k_geh.next = !self.kh_h0.val().get_bit(30);
-        if self.kh_lo.val().get_bit(30) {
-            self.k_geh.next = !self.kh_h1.val().get_bit(30);
-        }
+        self.ge_kl.x.next = self.k_sum.val();
+        self.ge_kh.x.next = self.k_sum.val();
+        self.k_gel.next = self.ge_kl.ok.val();
+        self.k_geh.next = self.ge_kh.ok.val();
         // The accumulator becomes the sum of the packet in V: the same against that sum (8.5 if it is
         // at or above 8.5: then so is the next; the sum itself does not matter then).
         self.a_lo.next = bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(0))
@@ -522,35 +435,21 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             self.a_sum.next = (bit_cast::<60, 30>(self.a_hi1.val().get_bits::<30>(0)) << 30)
                 | bit_cast::<60, 30>(self.a_lo.val().get_bits::<30>(0));
         }
-        self.al_lo.next = bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(0))
-            + bit_cast::<31, 30>(self.nl_lo2.q.val());
-        self.al_h0.next =
-            bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(30)) + self.nl_hi2.q.val();
-        self.al_h1.next =
-            bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(30)) + self.nl_hp2.q.val();
-        self.a_gel.next = !self.al_h0.val().get_bit(30);
-        if self.al_lo.val().get_bit(30) {
-            self.a_gel.next = !self.al_h1.val().get_bit(30);
-        }
+        self.ge_al.x.next = self.a_sum.val();
+        self.ge_ah.x.next = self.a_sum.val();
+        self.a_gel.next = self.ge_al.ok.val();
         if self.geh3.q.val() {
             self.a_gel.next = true;
         }
-        self.ah_lo.next = bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(0))
-            + bit_cast::<31, 30>(self.nh_lo2.q.val());
-        self.ah_h0.next =
-            bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(30)) + self.nh_hi2.q.val();
-        self.ah_h1.next =
-            bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(30)) + self.nh_hp2.q.val();
-        self.a_geh.next = !self.ah_h0.val().get_bit(30);
-        if self.ah_lo.val().get_bit(30) {
-            self.a_geh.next = !self.ah_h1.val().get_bit(30);
-        }
+        self.a_geh.next = self.ge_ah.ok.val();
         if self.geh3.q.val() {
             self.a_geh.next = true;
         }
-        // The accumulator is cleared: lp alone against the thresholds, n >= 0.
-        self.z_gel.next = !self.nl_hi2.q.val().get_bit(30);
-        self.z_geh.next = !self.nh_hi2.q.val().get_bit(30);
+        // The accumulator is cleared: lp alone against the thresholds.
+        self.ge_zl.x.next = bit_cast::<60, 56>(self.lp2.q.val());
+        self.ge_zh.x.next = bit_cast::<60, 56>(self.lp2.q.val());
+        self.z_gel.next = self.ge_zl.ok.val();
+        self.z_geh.next = self.ge_zh.ok.val();
 
         // The queue as the packet in P2 will find it in V: count + push against LIMIT (a packet that
         // departs in V's previous cycle still counts: that keeps the pop, a late signal with a large
