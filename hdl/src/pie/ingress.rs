@@ -687,6 +687,8 @@ mod tests {
         lp: u64,
         rnd: u64,
         ecn_ok: bool,
+        /// An idle cycle before this packet.
+        gap: bool,
     }
 
     fn pkt(lp: u64, rnd: u64) -> Pkt {
@@ -694,6 +696,7 @@ mod tests {
             lp,
             rnd,
             ecn_ok: false,
+            gap: false,
         }
     }
 
@@ -713,8 +716,13 @@ mod tests {
         b.qdelay.next = 1000u64.to_bits();
         let (mut acc, mut backlog, mut got) = (0u64, 0u64, 0usize);
         let mut codes = vec![];
-        for t in 0..pkts.len() + 8 {
-            let p = pkts.get(t);
+        // The cycles: each packet, after an idle one where it asks for a gap.
+        let sched: Vec<Option<&Pkt>> = pkts
+            .iter()
+            .flat_map(|p| [None, Some(p)].into_iter().skip(if p.gap { 0 } else { 1 }))
+            .collect();
+        for t in 0..sched.len() + 8 {
+            let p = sched.get(t).copied().flatten();
             b.in_valid.next = p.is_some();
             b.in_len.next = 1500u64.to_bits();
             b.in_ecn.next = 2u64.to_bits();
@@ -723,7 +731,7 @@ mod tests {
             // The word is drawn two cycles after acceptance.
             b.rnd.next = t
                 .checked_sub(2)
-                .and_then(|k| pkts.get(k))
+                .and_then(|k| sched.get(k).copied().flatten())
                 .map_or(0, |p| p.rnd)
                 .to_bits();
             settle(&mut b);
@@ -783,6 +791,31 @@ mod tests {
         assert_eq!(acc, ACCU_HIGH - 1);
     }
 
+    /// acc + lp exactly at 0.85 draws (a draw of 0 drops), one below does not: on a sum of back-to-back
+    /// packets, on lp alone after a drop has cleared the accumulator, and on the accumulator kept after
+    /// an idle cycle.
+    #[test]
+    fn the_low_threshold_is_inclusive() {
+        let never = u64::MAX;
+        let v = vec![
+            pkt(0, 0),
+            pkt(ACCU_LOW - 5, never),
+            pkt(3, 0),
+            pkt(1, 0),
+            pkt(1, 0),
+            pkt(ACCU_LOW, 0),
+            pkt(ACCU_LOW - 1, 0),
+            pkt(1, 0),
+            pkt(ACCU_LOW - 1, 0),
+            Pkt {
+                gap: true,
+                ..pkt(1, 0)
+            },
+        ];
+        let (codes, _) = run(&v);
+        assert_eq!(codes[1..], [0, 0, 0, 2, 2, 0, 2, 0, 2], "{codes:?}");
+    }
+
     #[test]
     fn random_draw_is_strictly_below() {
         let lp = (1 << 40) + 12345;
@@ -816,9 +849,8 @@ mod tests {
         let mut v = vec![pkt(0, 0)];
         v.extend(
             [Pkt {
-                lp: MAX_PROB,
-                rnd: u64::MAX,
                 ecn_ok: true,
+                ..pkt(MAX_PROB, u64::MAX)
             }; 40],
         );
         let (codes, acc) = run(&v);
