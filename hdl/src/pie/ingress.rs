@@ -2,15 +2,15 @@
 //!
 //! ```text
 //! accept  P0  the slow state is sampled (steps 1, 2 and the ECN condition of step 8, all from
-//!             registered flags) and the operand of the local probability: prob, or prob/MTU in bytemode
+//!             registered flags) and the operand of the local probability: prob, or prob/MTU in bytemode;
+//!             the tag and length go into a ring in block RAM
 //!        [P0  bytemode only: len x (prob/MTU), one hex digit of prob/MTU per cycle, 13 cycles, during
 //!             which `in_ready` is low. Packet mode never stalls.]
-//!             (and, from the operand, the low halves of 0.85 - lp and 8.5 - lp)
-//!         P1  local probability lp (step 4); the high halves: the thresholds t = C - lp (60 bits); the
-//!             packet takes one random word
-//!         P2  look-ahead: acc + lp, acc >= 0.85 - lp and acc >= 8.5 - lp for each accumulator the
-//!             packet can find in V (the one now, the sum of the packet in V, or 0), the right one
-//!             chosen by the verdict of the packet in V; (rnd >> 8) < lp
+//!         P1  local probability lp (step 4); the packet takes one random word; its tag and length are
+//!             read from the ring
+//!         P2  look-ahead: acc + lp, and acc + lp >= 0.85 and >= 8.5, for each accumulator the packet
+//!             can find in V (the one now, the sum of the packet in V, or 0), the right one chosen by
+//!             the verdict of the packet in V; (rnd >> 8) < lp
 //!         V   the verdict from the flags of P2 (with the limit and 2*MTU checks against the queue as V
 //!             finds it, from LIMIT and MTU of P1; a departure in the cycle before V still counts);
 //!             enqueue
@@ -21,7 +21,10 @@
 //! the one in V, its sum and both threshold comparisons against every accumulator V can leave (kept,
 //! cleared, or the sum of the packet in V), and V's verdict only selects among them. Every carry chain
 //! is at most 31 bits (the HX8K closes a bare 64-bit adder at only ~90 MHz): 60-bit sums are carry-select
-//! on 30-bit halves, 60-bit comparisons are a high-half compare and equality beside a low-half compare.
+//! on 30-bit halves. The comparisons of a sum with 0.85 and 8.5 are logic on the sum ([`AtLeast`]), not
+//! carry chains: a comparison in a carry chain takes a logic cell per bit that holds nothing but the
+//! carry (as sign chains of acc + (lp - C), the six comparisons took 360 such cells, with 250 flip-flops
+//! for lp - C: the PIE card went from 6595 to 6123 logic cells).
 //! The accumulator saturates at 8.5 (`ACCU_MAX` = `ACCU_HIGH`), so "saturated" is the comparison with
 //! 8.5 that the look-ahead makes anyway: a sum at or above it stands for 8.5, and acc + lp < 2^60.
 
