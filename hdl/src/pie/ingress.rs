@@ -6,8 +6,8 @@
 //!             the tag and length go into a ring in block RAM
 //!        [P0  bytemode only: len x (prob/MTU), one hex digit of prob/MTU per cycle, 13 cycles, during
 //!             which `in_ready` is low. Packet mode never stalls.]
-//!         P1  local probability lp (step 4); the packet takes one random word; its tag and length are
-//!             read from the ring
+//!         P1  local probability lp (step 4), lp >= 0.85 and lp >= 8.5; the packet takes one random
+//!             word; its tag and length are read from the ring
 //!         P2  look-ahead: acc + lp, and acc + lp >= 0.85 and >= 8.5, for each accumulator the packet
 //!             can find in V (the one now, the sum of the packet in V, or 0), the right one chosen by
 //!             the verdict of the packet in V; (rnd >> 8) < lp
@@ -191,8 +191,9 @@ pub struct PieIngress<const BM: u64> {
     a_sum: Signal<Local, Bits<60>>,
     a_gel: Signal<Local, Bit>,
     a_geh: Signal<Local, Bit>,
-    z_gel: Signal<Local, Bit>,
-    z_geh: Signal<Local, Bit>,
+    /// lp >= 0.85 and lp >= 8.5 (the look-ahead with the accumulator cleared), from P1.
+    z_gel: DFF<Bit>,
+    z_geh: DFF<Bit>,
     m_gel: Signal<Local, Bit>,
     m_geh: Signal<Local, Bit>,
     w0: Signal<Local, Bits<18>>,
@@ -264,6 +265,8 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             lp2,
             lphi1_2,
             lpz2,
+            z_gel,
+            z_geh,
             rwn2,
             v3,
             len3,
@@ -391,6 +394,10 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.lp2.d.next = self.lp1.q.val();
         self.lphi1_2.d.next = bit_cast::<30, 26>(self.lp1.q.val().get_bits::<26>(30)) + 1;
         self.lpz2.d.next = !self.lp1.q.val().any();
+        self.ge_zl.x.next = bit_cast::<60, 56>(self.lp1.q.val());
+        self.ge_zh.x.next = bit_cast::<60, 56>(self.lp1.q.val());
+        self.z_gel.d.next = self.ge_zl.ok.val();
+        self.z_geh.d.next = self.ge_zh.ok.val();
         self.rwn2.d.next = !bit_cast::<56, 64>(self.rnd.val() >> 8);
         // The byte backlog of the cycle after next is B - (D2 of next cycle) + (the push of the packet
         // now in P2, if any) = B - deq + push; it is under 2*MTU iff B < 2*MTU + deq - push.
@@ -448,11 +455,6 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         if self.geh3.q.val() {
             self.a_geh.next = true;
         }
-        // The accumulator is cleared: lp alone against the thresholds.
-        self.ge_zl.x.next = bit_cast::<60, 56>(self.lp2.q.val());
-        self.ge_zh.x.next = bit_cast::<60, 56>(self.lp2.q.val());
-        self.z_gel.next = self.ge_zl.ok.val();
-        self.z_geh.next = self.ge_zh.ok.val();
 
         // The queue as the packet in P2 will find it in V: count + push against LIMIT (a packet that
         // departs in V's previous cycle still counts: that keeps the pop, a late signal with a large
@@ -525,8 +527,8 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.m_gel.next = self.sel_add.val();
         self.m_geh.next = self.sel_add.val();
         if self.sel_zero.val() {
-            self.m_gel.next = self.z_gel.val();
-            self.m_geh.next = self.z_geh.val();
+            self.m_gel.next = self.z_gel.q.val();
+            self.m_geh.next = self.z_geh.q.val();
         }
         self.gel3.d.next = self.k_gel.val();
         self.geh3.d.next = self.k_geh.val();
