@@ -19,11 +19,11 @@ fn pie_line_card_bitstream_builds_and_meets_timing_and_takes_both_revisions_pins
     assert!(bin.len() > 100_000, "{} bytes", bin.len());
     assert!(r.lcs <= r.lcs_total && r.brams <= 32);
     assert!(r.clocks.iter().all(|c| c.pass));
-    // Issue 11's goal is 85 %. At 94 % nextpnr took from 7 to more than 24 minutes to route the card
-    // (and more than 48 with another small change); at 87 % under 4: keep the card from creeping back.
+    // Room to spare: issue 11's goal, 85 %, for every card (the PIE card is at 80 %). At 94 % nextpnr took
+    // from 7 to more than 24 minutes to route the card, and more than 48 with another small change.
     assert!(
-        r.lcs * 100 <= r.lcs_total * 88,
-        "{} of {} logic cells: above 88 %",
+        r.lcs * 100 <= r.lcs_total * 85,
+        "{} of {} logic cells: above 85 %",
         r.lcs,
         r.lcs_total
     );
@@ -38,7 +38,7 @@ fn dualpi2_line_card_bitstream_builds_and_meets_timing() {
     let bin = std::fs::metadata(r.dir.join("top.bin")).expect("top.bin");
     assert!(bin.len() > 100_000, "{} bytes", bin.len());
     assert!(r.lcs <= r.lcs_total && r.brams <= 32);
-    // Room to spare (issue 11's goal for every card; the PIE card is not there yet).
+    // Room to spare (issue 11's goal for every card).
     assert!(
         r.lcs * 100 <= r.lcs_total * 85,
         "{} of {} logic cells: above 85 %",
@@ -51,7 +51,7 @@ fn dualpi2_line_card_bitstream_builds_and_meets_timing() {
 }
 
 /// The clock of the ECP5 build in the test suite, MHz. The goal is `aqm_bsp::flow::ECP5_CLOCK_MHZ` (150); until the
-/// cores are pipelined for it (PIE alone reaches about 80 MHz on the ECP5-85F today), the suite checks
+/// cores are pipelined for it (PIE alone reaches about 90 MHz on the ECP5-85F today), the suite checks
 /// that the ECP5 flow runs end to end and that the PIE core keeps this margin.
 const ECP5_SUITE_MHZ: f64 = 60.0;
 
