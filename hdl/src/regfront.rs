@@ -161,18 +161,23 @@ impl<const LO: u64, const HI: u64> InRange<LO, HI> {
 /// `x[i:0] <= c[i:0]` (`le`) or `x[i:0] >= c[i:0]` (`!le`) as a Verilog expression of the and/or terms
 /// of bits `i` down to 0 of a signal `x` (no adder, so no carry chain).
 fn const_cmp(le: bool, c: u64, i: i32) -> String {
+    const_cmp_of("x", le, c, i)
+}
+
+/// [`const_cmp`] of the signal `x`.
+fn const_cmp_of(x: &str, le: bool, c: u64, i: i32) -> String {
     let low = if i < 0 { 0 } else { c & ((2u64 << i) - 1) };
     // Always true below: `<=` all ones, `>=` all zeros.
     if i < 0 || (le && low == (2u64 << i) - 1) || (!le && low == 0) {
         return "1'b1".into();
     }
-    let rest = const_cmp(le, c, i - 1);
+    let rest = const_cmp_of(x, le, c, i - 1);
     let one = (c >> i) & 1 == 1;
     match (le, one) {
-        (true, true) => format!("(~x[{i}] | {rest})"),
-        (true, false) => format!("(~x[{i}] & {rest})"),
-        (false, true) => format!("(x[{i}] & {rest})"),
-        (false, false) => format!("(x[{i}] | {rest})"),
+        (true, true) => format!("(~{x}[{i}] | {rest})"),
+        (true, false) => format!("(~{x}[{i}] & {rest})"),
+        (false, true) => format!("({x}[{i}] & {rest})"),
+        (false, false) => format!("({x}[{i}] | {rest})"),
     }
 }
 
@@ -228,5 +233,138 @@ impl<const W: usize, const C: u64> Logic for AtLeast<W, C> {
             const_cmp(false, C, W as i32 - 1)
         };
         Verilog::Custom(format!("always @(*) ok = {body};\n"))
+    }
+}
+
+/// `{hi, lo} >= C` for a 60-bit sum in carry-select form: `lo` its low 30 bits, `hi0` and `hi1` its high
+/// 30 bits without and with the carry out of the low half, `sel` that carry. The comparison is made on
+/// both candidates before the carry chooses, so it does not wait for the choice.
+#[derive(LogicBlock, Default)]
+pub struct AtLeastSplit<const C: u64> {
+    pub lo: Signal<In, Bits<30>>,
+    pub hi0: Signal<In, Bits<30>>,
+    pub hi1: Signal<In, Bits<30>>,
+    pub sel: Signal<In, Bit>,
+    pub ok: Signal<Out, Bit>,
+}
+
+impl<const C: u64> AtLeastSplit<C> {
+    const WIDTH: () = assert!(C < 1 << 60);
+
+    fn ge(x: &str, c: u64) -> String {
+        if c >> 30 != 0 {
+            "1'b0".into()
+        } else {
+            const_cmp_of(x, false, c, 29)
+        }
+    }
+}
+
+impl<const C: u64> Logic for AtLeastSplit<C> {
+    fn update(&mut self) {
+        #[allow(clippy::let_unit_value)]
+        let _ = Self::WIDTH;
+        let hi = if self.sel.val() {
+            self.hi1.val()
+        } else {
+            self.hi0.val()
+        };
+        self.ok.next = (hi.to_u64() << 30 | self.lo.val().to_u64()) >= C;
+    }
+
+    fn connect(&mut self) {
+        self.ok.connect();
+    }
+
+    fn hdl(&self) -> Verilog {
+        let (chi, clo) = (C >> 30, C & ((1 << 30) - 1));
+        Verilog::Custom(format!(
+            "wire lo_ge = {lo};\n\
+             wire h0_gt = {h0gt};\n\
+             wire h0_ge = {h0ge};\n\
+             wire h1_gt = {h1gt};\n\
+             wire h1_ge = {h1ge};\n\
+             always @(*) ok = sel ? (h1_gt | (h1_ge & lo_ge)) : (h0_gt | (h0_ge & lo_ge));\n",
+            lo = Self::ge("lo", clo),
+            h0gt = Self::ge("hi0", chi + 1),
+            h0ge = Self::ge("hi0", chi),
+            h1gt = Self::ge("hi1", chi + 1),
+            h1ge = Self::ge("hi1", chi),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    /// Yosys proves, for every input, that a comparator's Verilog says `{hi, lo} >= c`: `body` is the
+    /// comparator's module body (inputs `lo`, `hi0`, `hi1`, `sel` or `x`, output `ok`).
+    fn prove(name: &str, ports: &str, body: &str, x: &str, c: u64) {
+        let dir = std::env::temp_dir().join(format!("aqm_cmp_{}_{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("chk.v");
+        let v = format!(
+            "module chk({ports}, output eq);\n  reg ok;\n{body}\n  assign eq = ok == ({x} >= 60'd{c});\nendmodule\n"
+        );
+        std::fs::write(&file, v).unwrap();
+        let out = Command::new("yosys")
+            .arg("-q")
+            .arg("-p")
+            .arg(format!(
+                "read_verilog {}; prep -top chk; sat -verify -prove eq 1",
+                file.display()
+            ))
+            .output()
+            .expect("yosys (scripts/setup installs it)");
+        assert!(
+            out.status.success(),
+            "{name}, c = {c:#x}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn body(v: Verilog) -> String {
+        match v {
+            Verilog::Custom(s) => s,
+            _ => unreachable!(),
+        }
+    }
+
+    macro_rules! split {
+        ($($c:expr),*) => {$(
+            prove(
+                "split",
+                "input [29:0] lo, input [29:0] hi0, input [29:0] hi1, input sel",
+                &body(AtLeastSplit::<{ $c }>::default().hdl()),
+                "{sel ? hi1 : hi0, lo}",
+                $c,
+            );
+            prove(
+                "at_least",
+                "input [59:0] x",
+                &body(AtLeast::<60, { $c }>::default().hdl()),
+                "x",
+                $c,
+            );
+        )*};
+    }
+
+    #[test]
+    fn the_comparators_verilog_is_the_comparison_for_every_input() {
+        use aqm_golden::pie::consts::{ACCU_HIGH, ACCU_LOW};
+        split!(
+            ACCU_LOW,
+            ACCU_HIGH,
+            0,
+            1,
+            (1 << 30) - 1,
+            1 << 30,
+            (1 << 30) + 1,
+            (1 << 60) - 1,
+            0x0AAA_AAAA_5555_5555
+        );
     }
 }
