@@ -159,19 +159,14 @@ impl<const LO: u64, const HI: u64> InRange<LO, HI> {
 }
 
 /// `x[i:0] <= c[i:0]` (`le`) or `x[i:0] >= c[i:0]` (`!le`) as a Verilog expression of the and/or terms
-/// of bits `i` down to 0 of a signal `x` (no adder, so no carry chain).
-fn const_cmp(le: bool, c: u64, i: i32) -> String {
-    const_cmp_of("x", le, c, i)
-}
-
-/// [`const_cmp`] of the signal `x`.
-fn const_cmp_of(x: &str, le: bool, c: u64, i: i32) -> String {
+/// of bits `i` down to 0 of the signal `x` (no adder, so no carry chain).
+fn const_cmp(x: &str, le: bool, c: u64, i: i32) -> String {
     let low = if i < 0 { 0 } else { c & ((2u64 << i) - 1) };
     // Always true below: `<=` all ones, `>=` all zeros.
     if i < 0 || (le && low == (2u64 << i) - 1) || (!le && low == 0) {
         return "1'b1".into();
     }
-    let rest = const_cmp_of(x, le, c, i - 1);
+    let rest = const_cmp(x, le, c, i - 1);
     let one = (c >> i) & 1 == 1;
     match (le, one) {
         (true, true) => format!("(~{x}[{i}] | {rest})"),
@@ -196,8 +191,8 @@ impl<const LO: u64, const HI: u64> Logic for InRange<LO, HI> {
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
             "always @(*) ok = {} & {};\n",
-            const_cmp(false, LO, 31),
-            const_cmp(true, HI, 31)
+            const_cmp("x", false, LO, 31),
+            const_cmp("x", true, HI, 31)
         ))
     }
 }
@@ -215,6 +210,15 @@ impl<const W: usize, const C: u64> AtLeast<W, C> {
     const WIDTH: () = assert!(W < 64);
 }
 
+/// `x >= c` for the `w`-bit signal `x` as a Verilog expression: false when `c` needs more bits.
+fn at_least(x: &str, c: u64, w: u32) -> String {
+    if c >> w != 0 {
+        "1'b0".into()
+    } else {
+        const_cmp(x, false, c, w as i32 - 1)
+    }
+}
+
 impl<const W: usize, const C: u64> Logic for AtLeast<W, C> {
     fn update(&mut self) {
         #[allow(clippy::let_unit_value)]
@@ -227,49 +231,39 @@ impl<const W: usize, const C: u64> Logic for AtLeast<W, C> {
     }
 
     fn hdl(&self) -> Verilog {
-        let body = if C >> W != 0 {
-            "1'b0".to_string()
-        } else {
-            const_cmp(false, C, W as i32 - 1)
-        };
-        Verilog::Custom(format!("always @(*) ok = {body};\n"))
+        Verilog::Custom(format!(
+            "always @(*) ok = {};\n",
+            at_least("x", C, W as u32)
+        ))
     }
 }
 
-/// `{hi, lo} >= C` for a 60-bit sum in carry-select form: `lo` its low 30 bits, `hi0` and `hi1` its high
-/// 30 bits without and with the carry out of the low half, `sel` that carry. The comparison is made on
-/// both candidates before the carry chooses, so it does not wait for the choice.
+/// `{hi, lo} >= C` for a 60-bit sum in carry-select form: `lo` the low half's adder (bit 30 its carry),
+/// `hi0` and `hi1` the high half without and with that carry. The comparison is made on both candidates
+/// before the carry chooses, so it does not wait for the choice.
 #[derive(LogicBlock, Default)]
 pub struct AtLeastSplit<const C: u64> {
-    pub lo: Signal<In, Bits<30>>,
+    pub lo: Signal<In, Bits<31>>,
     pub hi0: Signal<In, Bits<30>>,
     pub hi1: Signal<In, Bits<30>>,
-    pub sel: Signal<In, Bit>,
     pub ok: Signal<Out, Bit>,
 }
 
 impl<const C: u64> AtLeastSplit<C> {
     const WIDTH: () = assert!(C < 1 << 60);
-
-    fn ge(x: &str, c: u64) -> String {
-        if c >> 30 != 0 {
-            "1'b0".into()
-        } else {
-            const_cmp_of(x, false, c, 29)
-        }
-    }
 }
 
 impl<const C: u64> Logic for AtLeastSplit<C> {
     fn update(&mut self) {
         #[allow(clippy::let_unit_value)]
         let _ = Self::WIDTH;
-        let hi = if self.sel.val() {
+        let lo = self.lo.val().to_u64();
+        let hi = if lo >> 30 == 1 {
             self.hi1.val()
         } else {
             self.hi0.val()
         };
-        self.ok.next = (hi.to_u64() << 30 | self.lo.val().to_u64()) >= C;
+        self.ok.next = (hi.to_u64() << 30 | (lo & ((1 << 30) - 1))) >= C;
     }
 
     fn connect(&mut self) {
@@ -284,12 +278,12 @@ impl<const C: u64> Logic for AtLeastSplit<C> {
              wire h0_ge = {h0ge};\n\
              wire h1_gt = {h1gt};\n\
              wire h1_ge = {h1ge};\n\
-             always @(*) ok = sel ? (h1_gt | (h1_ge & lo_ge)) : (h0_gt | (h0_ge & lo_ge));\n",
-            lo = Self::ge("lo", clo),
-            h0gt = Self::ge("hi0", chi + 1),
-            h0ge = Self::ge("hi0", chi),
-            h1gt = Self::ge("hi1", chi + 1),
-            h1ge = Self::ge("hi1", chi),
+             always @(*) ok = lo[30] ? (h1_gt | (h1_ge & lo_ge)) : (h0_gt | (h0_ge & lo_ge));\n",
+            lo = at_least("lo", clo, 30),
+            h0gt = at_least("hi0", chi + 1, 30),
+            h0ge = at_least("hi0", chi, 30),
+            h1gt = at_least("hi1", chi + 1, 30),
+            h1ge = at_least("hi1", chi, 30),
         ))
     }
 }
@@ -297,10 +291,9 @@ impl<const C: u64> Logic for AtLeastSplit<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
 
     /// Yosys proves, for every input, that a comparator's Verilog says `{hi, lo} >= c`: `body` is the
-    /// comparator's module body (inputs `lo`, `hi0`, `hi1`, `sel` or `x`, output `ok`).
+    /// comparator's module body (inputs `lo`, `hi0`, `hi1` or `x`, output `ok`).
     fn prove(name: &str, ports: &str, body: &str, x: &str, c: u64) {
         let dir = std::env::temp_dir().join(format!("aqm_cmp_{}_{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -309,21 +302,13 @@ mod tests {
             "module chk({ports}, output eq);\n  reg ok;\n{body}\n  assign eq = ok == ({x} >= 60'd{c});\nendmodule\n"
         );
         std::fs::write(&file, v).unwrap();
-        let out = Command::new("yosys")
-            .arg("-q")
-            .arg("-p")
-            .arg(format!(
-                "read_verilog {}; prep -top chk; sat -verify -prove eq 1",
-                file.display()
-            ))
-            .output()
-            .expect("yosys (scripts/setup installs it)");
-        assert!(
-            out.status.success(),
-            "{name}, c = {c:#x}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+        let script = format!(
+            "read_verilog {}; prep -top chk; sat -verify -prove eq 1",
+            file.display()
         );
+        if let Err(e) = crate::synth::yosys(&file, &script) {
+            panic!("{name}, c = {c:#x}: {e}");
+        }
     }
 
     fn body(v: Verilog) -> String {
@@ -337,9 +322,9 @@ mod tests {
         ($($c:expr),*) => {$(
             prove(
                 "split",
-                "input [29:0] lo, input [29:0] hi0, input [29:0] hi1, input sel",
+                "input [30:0] lo, input [29:0] hi0, input [29:0] hi1",
                 &body(AtLeastSplit::<{ $c }>::default().hdl()),
-                "{sel ? hi1 : hi0, lo}",
+                "{lo[30] ? hi1 : hi0, lo[29:0]}",
                 $c,
             );
             prove(

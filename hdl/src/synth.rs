@@ -227,7 +227,7 @@ pub fn area_markdown(title: &str, rows: &[BlockArea], flat: &SynthReport) -> Str
 }
 
 /// Runs a Yosys script over `verilog`; the log, or every message when Yosys fails.
-fn yosys(verilog: &Path, script: &str) -> Result<String, String> {
+pub(crate) fn yosys(verilog: &Path, script: &str) -> Result<String, String> {
     let out = Command::new("yosys")
         .args(["-p", script])
         .output()

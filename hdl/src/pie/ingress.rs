@@ -429,14 +429,12 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             self.k_sum.next = (bit_cast::<60, 30>(self.k_hi1.val().get_bits::<30>(0)) << 30)
                 | bit_cast::<60, 30>(self.k_lo.val().get_bits::<30>(0));
         }
-        self.ge_kl.lo.next = self.k_lo.val().get_bits::<30>(0);
+        self.ge_kl.lo.next = self.k_lo.val();
         self.ge_kl.hi0.next = self.k_hi0.val().get_bits::<30>(0);
         self.ge_kl.hi1.next = self.k_hi1.val().get_bits::<30>(0);
-        self.ge_kl.sel.next = self.k_lo.val().get_bit(30);
-        self.ge_kh.lo.next = self.k_lo.val().get_bits::<30>(0);
+        self.ge_kh.lo.next = self.k_lo.val();
         self.ge_kh.hi0.next = self.k_hi0.val().get_bits::<30>(0);
         self.ge_kh.hi1.next = self.k_hi1.val().get_bits::<30>(0);
-        self.ge_kh.sel.next = self.k_lo.val().get_bit(30);
         self.k_gel.next = self.ge_kl.ok.val();
         self.k_geh.next = self.ge_kh.ok.val();
         // The accumulator becomes the sum of the packet in V: the same against that sum (8.5 if it is
@@ -453,14 +451,12 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             self.a_sum.next = (bit_cast::<60, 30>(self.a_hi1.val().get_bits::<30>(0)) << 30)
                 | bit_cast::<60, 30>(self.a_lo.val().get_bits::<30>(0));
         }
-        self.ge_al.lo.next = self.a_lo.val().get_bits::<30>(0);
+        self.ge_al.lo.next = self.a_lo.val();
         self.ge_al.hi0.next = self.a_hi0.val().get_bits::<30>(0);
         self.ge_al.hi1.next = self.a_hi1.val().get_bits::<30>(0);
-        self.ge_al.sel.next = self.a_lo.val().get_bit(30);
-        self.ge_ah.lo.next = self.a_lo.val().get_bits::<30>(0);
+        self.ge_ah.lo.next = self.a_lo.val();
         self.ge_ah.hi0.next = self.a_hi0.val().get_bits::<30>(0);
         self.ge_ah.hi1.next = self.a_hi1.val().get_bits::<30>(0);
-        self.ge_ah.sel.next = self.a_lo.val().get_bit(30);
         self.a_gel.next = self.ge_al.ok.val();
         if self.geh3.q.val() {
             self.a_gel.next = true;
