@@ -158,22 +158,78 @@ impl<const LO: u64, const HI: u64> InRange<LO, HI> {
     const BOUNDS: () = assert!(LO <= HI && HI <= u32::MAX as u64);
 }
 
-/// `x[i:0] <= c[i:0]` (`le`) or `x[i:0] >= c[i:0]` (`!le`) as a Verilog expression of the and/or terms
-/// of bits `i` down to 0 of the signal `x` (no adder, so no carry chain).
+/// `x[i:0] <= c[i:0]` (`le`) or `x[i:0] >= c[i:0]` (`!le`) as a Verilog expression of and/or terms of
+/// bits `i` down to 0 of the signal `x` (no adder, so no carry chain), true for `i < 0`.
+///
+/// The terms form a balanced tree ([`cmp_tree`]), about log2(i) and-or levels deep. Written as a chain
+/// from the top bit down, ABC kept it a chain of LUTs, one per bit or two: behind an adder, 8 LUT levels
+/// for a 30-bit comparison on the PIE ingress's longest path.
 fn const_cmp(x: &str, le: bool, c: u64, i: i32) -> String {
-    let low = if i < 0 { 0 } else { c & ((2u64 << i) - 1) };
-    // Always true below: `<=` all ones, `>=` all zeros.
-    if i < 0 || (le && low == (2u64 << i) - 1) || (!le && low == 0) {
+    if i < 0 {
         return "1'b1".into();
     }
-    let rest = const_cmp(x, le, c, i - 1);
-    let one = (c >> i) & 1 == 1;
-    match (le, one) {
-        (true, true) => format!("(~{x}[{i}] | {rest})"),
-        (true, false) => format!("(~{x}[{i}] & {rest})"),
-        (false, true) => format!("({x}[{i}] & {rest})"),
-        (false, false) => format!("({x}[{i}] | {rest})"),
+    let (ge, gt, _) = cmp_tree(x, c, i as u32, 0);
+    if le { not(gt) } else { ge }.verilog()
+}
+
+/// A term of a comparison tree: a constant (folded away as the tree is built) or a Verilog expression.
+#[derive(Clone)]
+enum Term {
+    K(bool),
+    V(String),
+}
+
+impl Term {
+    fn verilog(self) -> String {
+        match self {
+            Term::K(b) => if b { "1'b1" } else { "1'b0" }.into(),
+            Term::V(s) => s,
+        }
     }
+}
+
+fn and(a: Term, b: Term) -> Term {
+    match (a, b) {
+        (Term::K(false), _) | (_, Term::K(false)) => Term::K(false),
+        (Term::K(true), t) | (t, Term::K(true)) => t,
+        (Term::V(a), Term::V(b)) => Term::V(format!("({a} & {b})")),
+    }
+}
+
+fn or(a: Term, b: Term) -> Term {
+    match (a, b) {
+        (Term::K(true), _) | (_, Term::K(true)) => Term::K(true),
+        (Term::K(false), t) | (t, Term::K(false)) => t,
+        (Term::V(a), Term::V(b)) => Term::V(format!("({a} | {b})")),
+    }
+}
+
+fn not(t: Term) -> Term {
+    match t {
+        Term::K(b) => Term::K(!b),
+        Term::V(s) => Term::V(format!("~{s}")),
+    }
+}
+
+/// `x[hi:lo]` against `c[hi:lo]`: (at least, above, equal). The high half decides unless it equals
+/// `c`'s, and then the low half does.
+fn cmp_tree(x: &str, c: u64, hi: u32, lo: u32) -> (Term, Term, Term) {
+    if hi == lo {
+        let b = Term::V(format!("{x}[{hi}]"));
+        return if (c >> hi) & 1 == 1 {
+            (b.clone(), Term::K(false), b)
+        } else {
+            (Term::K(true), b.clone(), not(b))
+        };
+    }
+    let mid = lo + (hi - lo).div_ceil(2);
+    let (_, gt_h, eq_h) = cmp_tree(x, c, hi, mid);
+    let (ge_l, gt_l, eq_l) = cmp_tree(x, c, mid - 1, lo);
+    (
+        or(gt_h.clone(), and(eq_h.clone(), ge_l)),
+        or(gt_h, and(eq_h.clone(), gt_l)),
+        and(eq_h, eq_l),
+    )
 }
 
 impl<const LO: u64, const HI: u64> Logic for InRange<LO, HI> {
@@ -241,12 +297,19 @@ impl<const W: usize, const C: u64> Logic for AtLeast<W, C> {
 /// `{hi, lo} >= C` for a 60-bit sum in carry-select form: `lo` the low half's adder (bit 30 its carry),
 /// `hi0` and `hi1` the high half without and with that carry. The comparison is made on both candidates
 /// before the carry chooses, so it does not wait for the choice.
+///
+/// It is also given in parts, for a pipeline that registers them and finishes the comparison in the next
+/// stage (one LUT): `ok = hi_gt | (hi_ge & lo_ge)`, with `hi_gt` / `hi_ge` the high half (chosen by the
+/// carry) above / at least `C`'s, and `lo_ge` the low half at least `C`'s.
 #[derive(LogicBlock, Default)]
 pub struct AtLeastSplit<const C: u64> {
     pub lo: Signal<In, Bits<31>>,
     pub hi0: Signal<In, Bits<30>>,
     pub hi1: Signal<In, Bits<30>>,
     pub ok: Signal<Out, Bit>,
+    pub hi_gt: Signal<Out, Bit>,
+    pub hi_ge: Signal<Out, Bit>,
+    pub lo_ge: Signal<Out, Bit>,
 }
 
 impl<const C: u64> AtLeastSplit<C> {
@@ -262,23 +325,35 @@ impl<const C: u64> Logic for AtLeastSplit<C> {
             self.hi1.val()
         } else {
             self.hi0.val()
-        };
-        self.ok.next = (hi.to_u64() << 30 | (lo & ((1 << 30) - 1))) >= C;
+        }
+        .to_u64();
+        let lo = lo & ((1 << 30) - 1);
+        self.ok.next = (hi << 30 | lo) >= C;
+        self.hi_gt.next = hi > C >> 30;
+        self.hi_ge.next = hi >= C >> 30;
+        self.lo_ge.next = lo >= C & ((1 << 30) - 1);
     }
 
     fn connect(&mut self) {
         self.ok.connect();
+        self.hi_gt.connect();
+        self.hi_ge.connect();
+        self.lo_ge.connect();
     }
 
     fn hdl(&self) -> Verilog {
         let (chi, clo) = (C >> 30, C & ((1 << 30) - 1));
         Verilog::Custom(format!(
-            "wire lo_ge = {lo};\n\
-             wire h0_gt = {h0gt};\n\
+            "wire h0_gt = {h0gt};\n\
              wire h0_ge = {h0ge};\n\
              wire h1_gt = {h1gt};\n\
              wire h1_ge = {h1ge};\n\
-             always @(*) ok = lo[30] ? (h1_gt | (h1_ge & lo_ge)) : (h0_gt | (h0_ge & lo_ge));\n",
+             always @(*) begin\n\
+             \x20 lo_ge = {lo};\n\
+             \x20 hi_gt = lo[30] ? h1_gt : h0_gt;\n\
+             \x20 hi_ge = lo[30] ? h1_ge : h0_ge;\n\
+             \x20 ok = hi_gt | (hi_ge & lo_ge);\n\
+             end\n",
             lo = at_least("lo", clo, 30),
             h0gt = at_least("hi0", chi + 1, 30),
             h0ge = at_least("hi0", chi, 30),
@@ -292,14 +367,15 @@ impl<const C: u64> Logic for AtLeastSplit<C> {
 mod tests {
     use super::*;
 
-    /// Yosys proves, for every input, that a comparator's Verilog says `{hi, lo} >= c`: `body` is the
-    /// comparator's module body (inputs `lo`, `hi0`, `hi1` or `x`, output `ok`).
-    fn prove(name: &str, ports: &str, body: &str, x: &str, c: u64) {
+    /// Yosys proves that `want` holds for every input of a comparator: `body` is its module body (inputs
+    /// `lo`, `hi0`, `hi1` or `x`, outputs `ok` and, for the split comparator, its parts `hi_gt`,
+    /// `hi_ge` and `lo_ge`).
+    fn prove(name: &str, ports: &str, body: &str, want: &str) {
         let dir = std::env::temp_dir().join(format!("aqm_cmp_{}_{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("chk.v");
         let v = format!(
-            "module chk({ports}, output eq);\n  reg ok;\n{body}\n  assign eq = ok == ({x} >= 60'd{c});\nendmodule\n"
+            "module chk({ports}, output eq);\n  reg ok, hi_gt, hi_ge, lo_ge;\n{body}\n  assign eq = {want};\nendmodule\n"
         );
         std::fs::write(&file, v).unwrap();
         let script = format!(
@@ -307,7 +383,7 @@ mod tests {
             file.display()
         );
         if let Err(e) = crate::synth::yosys(&file, &script) {
-            panic!("{name}, c = {c:#x}: {e}");
+            panic!("{name}: {want}: {e}");
         }
     }
 
@@ -319,20 +395,35 @@ mod tests {
     }
 
     macro_rules! split {
-        ($($c:expr),*) => {$(
+        ($($c:expr),*) => {$({
+            let c: u64 = $c;
+            let (h, l) = (c >> 30, c & ((1 << 30) - 1));
             prove(
                 "split",
                 "input [30:0] lo, input [29:0] hi0, input [29:0] hi1",
                 &body(AtLeastSplit::<{ $c }>::default().hdl()),
-                "{lo[30] ? hi1 : hi0, lo[29:0]}",
-                $c,
+                &format!(
+                    "ok == ({{lo[30] ? hi1 : hi0, lo[29:0]}} >= 60'd{c}) \\
+                     && hi_gt == ((lo[30] ? hi1 : hi0) > 30'd{h}) \\
+                     && hi_ge == ((lo[30] ? hi1 : hi0) >= 30'd{h}) && lo_ge == (lo[29:0] >= 30'd{l})"
+                ),
             );
             prove(
                 "at_least",
                 "input [59:0] x",
                 &body(AtLeast::<60, { $c }>::default().hdl()),
-                "x",
-                $c,
+                &format!("ok == (x >= 60'd{c})"),
+            );
+        })*};
+    }
+
+    macro_rules! in_range {
+        ($(($lo:expr, $hi:expr)),*) => {$(
+            prove(
+                "in_range",
+                "input [31:0] x",
+                &body(InRange::<{ $lo }, { $hi }>::default().hdl()),
+                &format!("ok == (x >= 32'd{} && x <= 32'd{})", { let l: u64 = $lo; l }, { let h: u64 = $hi; h }),
             );
         )*};
     }
@@ -350,6 +441,23 @@ mod tests {
             (1 << 30) + 1,
             (1 << 60) - 1,
             0x0AAA_AAAA_5555_5555
+        );
+    }
+
+    /// The register files' range checks, at the bounds they use and at the edges of the word.
+    #[test]
+    fn the_range_checks_verilog_is_the_range_for_every_input() {
+        use aqm_golden::dualpi2::params::range;
+        in_range!(
+            (range::TARGET_US.0 as u64, range::TARGET_US.1 as u64),
+            (range::GAIN.0 as u64, range::GAIN.1 as u64),
+            (range::MTU.0 as u64, range::MTU.1 as u64),
+            (range::C_PROTECTION.0 as u64, range::C_PROTECTION.1 as u64),
+            (range::MIN_QLEN_STEP.0 as u64, range::MIN_QLEN_STEP.1 as u64),
+            (0, 0),
+            (1, 1),
+            (0x7FFF_FFFF, 0x8000_0000),
+            (0x1234_5678, 0xFFFF_FFFE)
         );
     }
 }

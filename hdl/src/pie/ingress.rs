@@ -8,9 +8,9 @@
 //!             which `in_ready` is low. Packet mode never stalls.]
 //!         P1  local probability lp (step 4), lp >= 0.85 and lp >= 8.5; the packet takes one random
 //!             word; its tag and length are read from the ring
-//!         P2  look-ahead: acc + lp, and acc + lp >= 0.85 and >= 8.5, for each accumulator the packet
-//!             can find in V (the one now, the sum of the packet in V, or 0), the right one chosen by
-//!             the verdict of the packet in V; (rnd >> 8) < lp
+//!         P2  look-ahead: acc + lp, and acc + lp >= 0.85 and >= 8.5 (in parts, finished in V), for each
+//!             accumulator the packet can find in V (the one now, the sum of the packet in V, or 0), the
+//!             right one chosen by the verdict of the packet in V; (rnd >> 8) < lp
 //!         V   the verdict from the flags of P2 (with the limit and 2*MTU checks against the queue as V
 //!             finds it, from LIMIT and MTU of P1; a departure in the cycle before V still counts);
 //!             enqueue
@@ -26,7 +26,9 @@
 //! chains of acc + (lp - C), they took 360 such cells, with 250 flip-flops for lp - C: the PIE card went
 //! from 6595 to 6123 logic cells). Each is made on both carry-select candidates of the sum before the
 //! low half's carry chooses ([`AtLeastSplit`]), so it runs beside the select instead of after it (the
-//! ingress alone: 67.8 -> 76.2 MHz for 36 logic cells).
+//! ingress alone: 67.8 -> 76.2 MHz for 36 logic cells). P2 registers each comparison in three parts
+//! (the high half above, at least, the low half at least the constant's) and V finishes it with one
+//! LUT, so the loop through the accumulator carries no part of the comparison after its trees.
 //! The accumulator saturates at 8.5 (`ACCU_MAX` = `ACCU_HIGH`), so "saturated" is the comparison with
 //! 8.5 that the look-ahead makes anyway: a sum at or above it stands for 8.5, and acc + lp < 2^60.
 
@@ -153,8 +155,17 @@ pub struct PieIngress<const BM: u64> {
     vnl3: DFF<Bit>,      // ... and lp != 0
     vnd3: DFF<Bit>,      // ... and no ECN mark possible: an early decision drops
     sum3: DFF<Bits<60>>, // acc + lp of the packet in V (with the accumulator it finds), or 8.5 ...
-    gel3: DFF<Bit>,      // acc + lp >= 0.85
-    geh3: DFF<Bit>,      // ... when this (acc + lp >= 8.5) is set
+    // ... acc + lp >= 0.85 (l) and >= 8.5 (h, and then sum3 stands for 8.5), in the parts of
+    // `AtLeastSplit` (high half above, high half at least, low half at least the constant's), so that
+    // P2 leaves out the comparison's last LUT and V finishes it: gel = gt | (ge & lo).
+    gl_gt3: DFF<Bit>,
+    gl_ge3: DFF<Bit>,
+    gl_lo3: DFF<Bit>,
+    gh_gt3: DFF<Bit>,
+    gh_ge3: DFF<Bit>,
+    gh_lo3: DFF<Bit>,
+    gel: Signal<Local, Bit>,
+    geh: Signal<Local, Bit>,
     // D2 of a departure: its length leaves the byte backlog.
     dq2_valid: DFF<Bit>,
     dq2_len: DFF<Bits<16>>,
@@ -185,19 +196,15 @@ pub struct PieIngress<const BM: u64> {
     k_hi0: Signal<Local, Bits<31>>,
     k_hi1: Signal<Local, Bits<31>>,
     k_sum: Signal<Local, Bits<60>>,
-    k_gel: Signal<Local, Bit>,
-    k_geh: Signal<Local, Bit>,
     a_lo: Signal<Local, Bits<31>>,
     a_hi0: Signal<Local, Bits<31>>,
     a_hi1: Signal<Local, Bits<31>>,
     a_sum: Signal<Local, Bits<60>>,
-    a_gel: Signal<Local, Bit>,
-    a_geh: Signal<Local, Bit>,
+    a_gtl: Signal<Local, Bit>,
+    a_gth: Signal<Local, Bit>,
     /// lp >= 0.85 and lp >= 8.5 (the look-ahead with the accumulator cleared), from P1.
     z_gel: DFF<Bit>,
     z_geh: DFF<Bit>,
-    m_gel: Signal<Local, Bit>,
-    m_geh: Signal<Local, Bit>,
     w0: Signal<Local, Bits<18>>,
     sm0: Signal<Local, Bit>,
     sm1: Signal<Local, Bit>,
@@ -284,8 +291,12 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             vnl3,
             vnd3,
             sum3,
-            gel3,
-            geh3,
+            gl_gt3,
+            gl_ge3,
+            gl_lo3,
+            gh_gt3,
+            gh_ge3,
+            gh_lo3,
             dq2_valid,
             dq2_len,
             lim2,
@@ -414,6 +425,11 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.lim2.d.next = self.limit.val();
         self.limm2.d.next = bit_cast::<12, 11>(self.limit.val()) - 1;
 
+        // V's comparisons of its sum with 0.85 and 8.5, finished from their registered parts (one LUT
+        // each).
+        self.gel.next = self.gl_gt3.q.val() | (self.gl_ge3.q.val() & self.gl_lo3.q.val());
+        self.geh.next = self.gh_gt3.q.val() | (self.gh_ge3.q.val() & self.gh_lo3.q.val());
+
         // P2: the look-ahead. Kept accumulator: acc + lp (carry-select halves), and acc + lp >= C for
         // both thresholds compared as logic on the halves (a comparison in a carry chain takes a logic
         // cell per bit that only holds the carry: 0.85 and 8.5 for both sums were 360 such cells).
@@ -435,8 +451,6 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.ge_kh.lo.next = self.k_lo.val();
         self.ge_kh.hi0.next = self.k_hi0.val().get_bits::<30>(0);
         self.ge_kh.hi1.next = self.k_hi1.val().get_bits::<30>(0);
-        self.k_gel.next = self.ge_kl.ok.val();
-        self.k_geh.next = self.ge_kh.ok.val();
         // The accumulator becomes the sum of the packet in V: the same against that sum (8.5 if it is
         // at or above 8.5: then so is the next; the sum itself does not matter then).
         self.a_lo.next = bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(0))
@@ -457,14 +471,9 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.ge_ah.lo.next = self.a_lo.val();
         self.ge_ah.hi0.next = self.a_hi0.val().get_bits::<30>(0);
         self.ge_ah.hi1.next = self.a_hi1.val().get_bits::<30>(0);
-        self.a_gel.next = self.ge_al.ok.val();
-        if self.geh3.q.val() {
-            self.a_gel.next = true;
-        }
-        self.a_geh.next = self.ge_ah.ok.val();
-        if self.geh3.q.val() {
-            self.a_geh.next = true;
-        }
+        // (Past 8.5 the next sum is too: `gt` set stands for the whole comparison.)
+        self.a_gtl.next = self.ge_al.hi_gt.val() | self.geh.val();
+        self.a_gth.next = self.ge_ah.hi_gt.val() | self.geh.val();
 
         // The queue as the packet in P2 will find it in V: count + push against LIMIT (a packet that
         // departs in V's previous cycle still counts: that keeps the pop, a late signal with a large
@@ -487,19 +496,15 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         // adds. Below 0.85 it adds; lp = 0 clears.
         self.sel_zero.next = self.acc_clear.val()
             | self.vt3.q.val()
-            | (self.vnb3.q.val() & self.geh3.q.val() & self.zb3.q.val())
+            | (self.vnb3.q.val() & self.geh.val() & self.zb3.q.val())
             | (self.vnb3.q.val()
-                & !self.geh3.q.val()
-                & (self.lpz3.q.val() | (self.gel3.q.val() & self.hit3.q.val())));
+                & !self.geh.val()
+                & (self.lpz3.q.val() | (self.gel.val() & self.hit3.q.val())));
         self.sel_add.next = !self.acc_clear.val()
-            & ((self.geh3.q.val() & self.vnb3.q.val() & !self.zb3.q.val())
-                | (!self.geh3.q.val()
-                    & self.vnl3.q.val()
-                    & !(self.gel3.q.val() & self.hit3.q.val())));
-        self.early.next =
-            self.vnl3.q.val() & self.gel3.q.val() & (self.geh3.q.val() | self.hit3.q.val());
-        self.drop.next =
-            self.vnd3.q.val() & self.gel3.q.val() & (self.geh3.q.val() | self.hit3.q.val());
+            & ((self.geh.val() & self.vnb3.q.val() & !self.zb3.q.val())
+                | (!self.geh.val() & self.vnl3.q.val() & !(self.gel.val() & self.hit3.q.val())));
+        self.early.next = self.vnl3.q.val() & self.gel.val() & (self.geh.val() | self.hit3.q.val());
+        self.drop.next = self.vnd3.q.val() & self.gel.val() & (self.geh.val() | self.hit3.q.val());
         self.code.next = 0.into();
         if self.vt3.q.val() {
             self.code.next = 3.into();
@@ -532,26 +537,29 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.ecnok3.d.next = self.ecnok2.q.val();
         self.hit3.d.next = self.hit.val();
         self.zb3.d.next = self.lpz2.q.val() | !self.ecnok2.q.val();
-        // The flags' three-way choice as one LUT after the late candidates: m = the cleared case's
-        // flag when clearing, else whether to take `a` (both early).
-        self.m_gel.next = self.sel_add.val();
-        self.m_geh.next = self.sel_add.val();
-        if self.sel_zero.val() {
-            self.m_gel.next = self.z_gel.q.val();
-            self.m_geh.next = self.z_geh.q.val();
+        // The comparisons' parts for the accumulator V leaves: kept (k), the sum of the packet in V (a)
+        // or cleared (lp alone: its flag as `gt`).
+        self.gl_gt3.d.next = self.ge_kl.hi_gt.val();
+        self.gl_ge3.d.next = self.ge_kl.hi_ge.val();
+        self.gl_lo3.d.next = self.ge_kl.lo_ge.val();
+        self.gh_gt3.d.next = self.ge_kh.hi_gt.val();
+        self.gh_ge3.d.next = self.ge_kh.hi_ge.val();
+        self.gh_lo3.d.next = self.ge_kh.lo_ge.val();
+        if self.sel_add.val() {
+            self.gl_gt3.d.next = self.a_gtl.val();
+            self.gl_ge3.d.next = self.ge_al.hi_ge.val();
+            self.gl_lo3.d.next = self.ge_al.lo_ge.val();
+            self.gh_gt3.d.next = self.a_gth.val();
+            self.gh_ge3.d.next = self.ge_ah.hi_ge.val();
+            self.gh_lo3.d.next = self.ge_ah.lo_ge.val();
         }
-        self.gel3.d.next = self.k_gel.val();
-        self.geh3.d.next = self.k_geh.val();
         if self.sel_zero.val() {
-            self.gel3.d.next = self.m_gel.val();
-            self.geh3.d.next = self.m_geh.val();
-        } else {
-            if self.m_gel.val() {
-                self.gel3.d.next = self.a_gel.val();
-            }
-            if self.m_geh.val() {
-                self.geh3.d.next = self.a_geh.val();
-            }
+            self.gl_gt3.d.next = self.z_gel.q.val();
+            self.gl_ge3.d.next = false;
+            self.gl_lo3.d.next = false;
+            self.gh_gt3.d.next = self.z_geh.q.val();
+            self.gh_ge3.d.next = false;
+            self.gh_lo3.d.next = false;
         }
         self.sum3.d.next = self.k_sum.val();
         if self.sel_add.val() {
@@ -562,7 +570,7 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         }
         if self.sel_add.val() {
             self.acc_r.d.next = self.sum3.q.val();
-            if self.geh3.q.val() {
+            if self.geh.val() {
                 self.acc_r.d.next = self.accu_max.val();
             }
         }
