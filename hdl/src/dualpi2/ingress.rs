@@ -9,6 +9,9 @@
 //! Stage V alone reads the queue counts and the byte backlogs that carry from one packet to the next, so
 //! back-to-back packets see each other exactly as in a sequential model. The byte backlogs live here:
 //! each cycle they take this cycle's push and the egress's pop (`pop_l`/`pop_c` of `pop_len` bytes).
+//! That loop (backlogs -> limit checks -> push -> backlogs) is two carry chains long: each limit check
+//! is one chain behind carry-save compression (3:2 LUT levels that reduce three words to two), and so is
+//! each backlog's update (backlog + push - pop); summed and compared chain by chain it was five.
 
 use rust_hdl::prelude::*;
 
@@ -73,14 +76,33 @@ pub struct DualPi2Ingress {
     maxq_r: DFF<Bits<11>>,
     total: Signal<Local, Bits<11>>,
     own: Signal<Local, Bits<10>>,
-    bytes_sum: Signal<Local, Bits<24>>,
+    // The limit checks as one carry chain each behind carry-save compression (3:2 per level: three
+    // words to a sum word and a carry word): packets L + C >= LIMIT is the carry out of
+    // L + C + ~LIMIT + 1, bytes L + C + len > byte limit the carry out of L + C + len + ~limit.
+    // (Each complement of a signal of its own width: inside a wider expression Verilog would widen
+    // before the `~`.)
+    lim12: Signal<Local, Bits<12>>,
+    nlim: Signal<Local, Bits<12>>,
+    cs_s: Signal<Local, Bits<12>>,
+    cs_k: Signal<Local, Bits<12>>,
+    cnt_chk: Signal<Local, Bits<13>>,
+    bl24: Signal<Local, Bits<24>>,
+    nbl: Signal<Local, Bits<24>>,
+    b_s1: Signal<Local, Bits<24>>,
+    b_k1: Signal<Local, Bits<24>>,
+    b_s2: Signal<Local, Bits<24>>,
+    b_k2: Signal<Local, Bits<24>>,
+    b_chk: Signal<Local, Bits<25>>,
     drop: Signal<Local, Bit>,
     enq: Signal<Local, Bit>,
     step: Signal<Local, Bit>,
     add_l: Signal<Local, Bits<22>>,
     add_c: Signal<Local, Bits<22>>,
-    sub_l: Signal<Local, Bits<22>>,
-    sub_c: Signal<Local, Bits<22>>,
+    // Each byte backlog's update, backlog + push - pop, as a 3:2 compression and one adder:
+    // a + b - c = a + b + ~c + 1.
+    plen22: Signal<Local, Bits<22>>,
+    nsub_l: Signal<Local, Bits<22>>,
+    nsub_c: Signal<Local, Bits<22>>,
 }
 
 impl Logic for DualPi2Ingress {
@@ -122,11 +144,37 @@ impl Logic for DualPi2Ingress {
         if self.v_l.q.val() {
             self.own.next = self.cnt_l.val();
         }
-        self.bytes_sum.next = bit_cast::<24, 22>(self.bytes_l_r.q.val())
-            + bit_cast::<24, 22>(self.bytes_c_r.q.val())
-            + bit_cast::<24, 16>(self.v_len.q.val());
-        self.drop.next = (self.total.val() >= self.limit.val())
-            | (self.bytes_sum.val() > bit_cast::<24, 23>(self.byte_limit.val()))
+        self.lim12.next = bit_cast::<12, 11>(self.limit.val());
+        self.nlim.next = !self.lim12.val();
+        self.cs_s.next = bit_cast::<12, 10>(self.cnt_l.val())
+            ^ bit_cast::<12, 10>(self.cnt_c.val())
+            ^ self.nlim.val();
+        self.cs_k.next = (bit_cast::<12, 10>(self.cnt_l.val())
+            & bit_cast::<12, 10>(self.cnt_c.val()))
+            | (bit_cast::<12, 10>(self.cnt_l.val()) & self.nlim.val())
+            | (bit_cast::<12, 10>(self.cnt_c.val()) & self.nlim.val());
+        self.cnt_chk.next = bit_cast::<13, 12>(self.cs_s.val())
+            + ((bit_cast::<13, 12>(self.cs_k.val()) << 1) | 1_u64.to_bits());
+        self.bl24.next = bit_cast::<24, 23>(self.byte_limit.val());
+        self.nbl.next = !self.bl24.val();
+        self.b_s1.next = bit_cast::<24, 22>(self.bytes_l_r.q.val())
+            ^ bit_cast::<24, 22>(self.bytes_c_r.q.val())
+            ^ bit_cast::<24, 16>(self.v_len.q.val());
+        self.b_k1.next = ((bit_cast::<24, 22>(self.bytes_l_r.q.val())
+            & bit_cast::<24, 22>(self.bytes_c_r.q.val()))
+            | (bit_cast::<24, 22>(self.bytes_l_r.q.val())
+                & bit_cast::<24, 16>(self.v_len.q.val()))
+            | (bit_cast::<24, 22>(self.bytes_c_r.q.val())
+                & bit_cast::<24, 16>(self.v_len.q.val())))
+            << 1;
+        self.b_s2.next = self.b_s1.val() ^ self.b_k1.val() ^ self.nbl.val();
+        self.b_k2.next = (self.b_s1.val() & self.b_k1.val())
+            | (self.b_s1.val() & self.nbl.val())
+            | (self.b_k1.val() & self.nbl.val());
+        self.b_chk.next =
+            bit_cast::<25, 24>(self.b_s2.val()) + (bit_cast::<25, 24>(self.b_k2.val()) << 1);
+        self.drop.next = self.cnt_chk.val().get_bit(12)
+            | self.b_chk.val().get_bit(24)
             | self.own.val().get_bit(9);
         self.enq.next = self.v_valid.q.val() & !self.drop.val();
         self.step.next =
@@ -168,8 +216,9 @@ impl Logic for DualPi2Ingress {
         // Byte backlogs: this cycle's push in, this cycle's pop out.
         self.add_l.next = 0.into();
         self.add_c.next = 0.into();
-        self.sub_l.next = 0.into();
-        self.sub_c.next = 0.into();
+        self.plen22.next = bit_cast::<22, 16>(self.pop_len.val());
+        self.nsub_l.next = 0x3F_FFFF_u64.into();
+        self.nsub_c.next = 0x3F_FFFF_u64.into();
         if self.push_l.val() {
             self.add_l.next = bit_cast::<22, 16>(self.v_len.q.val());
         }
@@ -177,13 +226,23 @@ impl Logic for DualPi2Ingress {
             self.add_c.next = bit_cast::<22, 16>(self.v_len.q.val());
         }
         if self.pop_l.val() {
-            self.sub_l.next = bit_cast::<22, 16>(self.pop_len.val());
+            self.nsub_l.next = !self.plen22.val();
         }
         if self.pop_c.val() {
-            self.sub_c.next = bit_cast::<22, 16>(self.pop_len.val());
+            self.nsub_c.next = !self.plen22.val();
         }
-        self.bytes_l_r.d.next = self.bytes_l_r.q.val() + self.add_l.val() - self.sub_l.val();
-        self.bytes_c_r.d.next = self.bytes_c_r.q.val() + self.add_c.val() - self.sub_c.val();
+        self.bytes_l_r.d.next = (self.bytes_l_r.q.val() ^ self.add_l.val() ^ self.nsub_l.val())
+            + ((((self.bytes_l_r.q.val() & self.add_l.val())
+                | (self.bytes_l_r.q.val() & self.nsub_l.val())
+                | (self.add_l.val() & self.nsub_l.val()))
+                << 1)
+                | 1_u64.to_bits());
+        self.bytes_c_r.d.next = (self.bytes_c_r.q.val() ^ self.add_c.val() ^ self.nsub_c.val())
+            + ((((self.bytes_c_r.q.val() & self.add_c.val())
+                | (self.bytes_c_r.q.val() & self.nsub_c.val())
+                | (self.add_c.val() & self.nsub_c.val()))
+                << 1)
+                | 1_u64.to_bits());
 
         self.verdict_valid.next = self.vv.q.val();
         self.verdict_tag.next = self.vtag.q.val();
