@@ -6,6 +6,7 @@
 //! this crate: `hdl/PIE-CORE.md` and `hdl/DUALPI2-CORE.md`, kept in sync with the golden timing constants
 //! (and PIE's cycle facts with `aqm_golden::pie::core::PieCoreModel`) by `hdl/tests/contract_pages.rs`.
 
+pub mod arith;
 pub mod bram;
 mod core_ports;
 pub mod cores;

@@ -13,6 +13,7 @@
 //! is one chain behind carry-save compression (3:2 LUT levels that reduce three words to two), and so is
 //! each backlog's update (backlog + push - pop); summed and compared chain by chain it was five.
 
+use crate::arith::AddSub;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -98,11 +99,11 @@ pub struct DualPi2Ingress {
     step: Signal<Local, Bit>,
     add_l: Signal<Local, Bits<22>>,
     add_c: Signal<Local, Bits<22>>,
-    // Each byte backlog's update, backlog + push - pop, as a 3:2 compression and one adder:
-    // a + b - c = a + b + ~c + 1.
-    plen22: Signal<Local, Bits<22>>,
-    nsub_l: Signal<Local, Bits<22>>,
-    nsub_c: Signal<Local, Bits<22>>,
+    sub_l: Signal<Local, Bits<22>>,
+    sub_c: Signal<Local, Bits<22>>,
+    /// Each byte backlog's update, backlog + push - pop, as one carry chain.
+    upd_l: AddSub<22>,
+    upd_c: AddSub<22>,
 }
 
 impl Logic for DualPi2Ingress {
@@ -216,9 +217,8 @@ impl Logic for DualPi2Ingress {
         // Byte backlogs: this cycle's push in, this cycle's pop out.
         self.add_l.next = 0.into();
         self.add_c.next = 0.into();
-        self.plen22.next = bit_cast::<22, 16>(self.pop_len.val());
-        self.nsub_l.next = 0x3F_FFFF_u64.into();
-        self.nsub_c.next = 0x3F_FFFF_u64.into();
+        self.sub_l.next = 0.into();
+        self.sub_c.next = 0.into();
         if self.push_l.val() {
             self.add_l.next = bit_cast::<22, 16>(self.v_len.q.val());
         }
@@ -226,23 +226,19 @@ impl Logic for DualPi2Ingress {
             self.add_c.next = bit_cast::<22, 16>(self.v_len.q.val());
         }
         if self.pop_l.val() {
-            self.nsub_l.next = !self.plen22.val();
+            self.sub_l.next = bit_cast::<22, 16>(self.pop_len.val());
         }
         if self.pop_c.val() {
-            self.nsub_c.next = !self.plen22.val();
+            self.sub_c.next = bit_cast::<22, 16>(self.pop_len.val());
         }
-        self.bytes_l_r.d.next = (self.bytes_l_r.q.val() ^ self.add_l.val() ^ self.nsub_l.val())
-            + ((((self.bytes_l_r.q.val() & self.add_l.val())
-                | (self.bytes_l_r.q.val() & self.nsub_l.val())
-                | (self.add_l.val() & self.nsub_l.val()))
-                << 1)
-                | 1_u64.to_bits());
-        self.bytes_c_r.d.next = (self.bytes_c_r.q.val() ^ self.add_c.val() ^ self.nsub_c.val())
-            + ((((self.bytes_c_r.q.val() & self.add_c.val())
-                | (self.bytes_c_r.q.val() & self.nsub_c.val())
-                | (self.add_c.val() & self.nsub_c.val()))
-                << 1)
-                | 1_u64.to_bits());
+        self.upd_l.a.next = self.bytes_l_r.q.val();
+        self.upd_l.b.next = self.add_l.val();
+        self.upd_l.c.next = self.sub_l.val();
+        self.upd_c.a.next = self.bytes_c_r.q.val();
+        self.upd_c.b.next = self.add_c.val();
+        self.upd_c.c.next = self.sub_c.val();
+        self.bytes_l_r.d.next = self.upd_l.sum.val();
+        self.bytes_c_r.d.next = self.upd_c.sum.val();
 
         self.verdict_valid.next = self.vv.q.val();
         self.verdict_tag.next = self.vtag.q.val();
