@@ -298,15 +298,14 @@ impl<const W: usize, const C: u64> Logic for AtLeast<W, C> {
 /// `hi0` and `hi1` the high half without and with that carry. The comparison is made on both candidates
 /// before the carry chooses, so it does not wait for the choice.
 ///
-/// It is also given in parts, for a pipeline that registers them and finishes the comparison in the next
-/// stage (one LUT): `ok = hi_gt | (hi_ge & lo_ge)`, with `hi_gt` / `hi_ge` the high half (chosen by the
-/// carry) above / at least `C`'s, and `lo_ge` the low half at least `C`'s.
+/// It is given in parts, for a pipeline that registers them and finishes the comparison in the next
+/// stage with one LUT, `hi_gt | (hi_ge & lo_ge)`: `hi_gt` / `hi_ge` the high half (chosen by the carry)
+/// above / at least `C`'s, and `lo_ge` the low half at least `C`'s.
 #[derive(LogicBlock, Default)]
 pub struct AtLeastSplit<const C: u64> {
     pub lo: Signal<In, Bits<31>>,
     pub hi0: Signal<In, Bits<30>>,
     pub hi1: Signal<In, Bits<30>>,
-    pub ok: Signal<Out, Bit>,
     pub hi_gt: Signal<Out, Bit>,
     pub hi_ge: Signal<Out, Bit>,
     pub lo_ge: Signal<Out, Bit>,
@@ -328,14 +327,12 @@ impl<const C: u64> Logic for AtLeastSplit<C> {
         }
         .to_u64();
         let lo = lo & ((1 << 30) - 1);
-        self.ok.next = (hi << 30 | lo) >= C;
         self.hi_gt.next = hi > C >> 30;
         self.hi_ge.next = hi >= C >> 30;
         self.lo_ge.next = lo >= C & ((1 << 30) - 1);
     }
 
     fn connect(&mut self) {
-        self.ok.connect();
         self.hi_gt.connect();
         self.hi_ge.connect();
         self.lo_ge.connect();
@@ -352,7 +349,6 @@ impl<const C: u64> Logic for AtLeastSplit<C> {
              \x20 lo_ge = {lo};\n\
              \x20 hi_gt = lo[30] ? h1_gt : h0_gt;\n\
              \x20 hi_ge = lo[30] ? h1_ge : h0_ge;\n\
-             \x20 ok = hi_gt | (hi_ge & lo_ge);\n\
              end\n",
             lo = at_least("lo", clo, 30),
             h0gt = at_least("hi0", chi + 1, 30),
@@ -368,8 +364,8 @@ mod tests {
     use super::*;
 
     /// Yosys proves that `want` holds for every input of a comparator: `body` is its module body (inputs
-    /// `lo`, `hi0`, `hi1` or `x`, outputs `ok` and, for the split comparator, its parts `hi_gt`,
-    /// `hi_ge` and `lo_ge`).
+    /// `lo`, `hi0`, `hi1` or `x`; output `ok`, or the split comparator's parts `hi_gt`, `hi_ge` and
+    /// `lo_ge`).
     fn prove(name: &str, ports: &str, body: &str, want: &str) {
         let dir = std::env::temp_dir().join(format!("aqm_cmp_{}_{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -403,7 +399,7 @@ mod tests {
                 "input [30:0] lo, input [29:0] hi0, input [29:0] hi1",
                 &body(AtLeastSplit::<{ $c }>::default().hdl()),
                 &format!(
-                    "ok == ({{lo[30] ? hi1 : hi0, lo[29:0]}} >= 60'd{c}) \\
+                    "(hi_gt | (hi_ge & lo_ge)) == ({{lo[30] ? hi1 : hi0, lo[29:0]}} >= 60'd{c}) \\
                      && hi_gt == ((lo[30] ? hi1 : hi0) > 30'd{h}) \\
                      && hi_ge == ((lo[30] ? hi1 : hi0) >= 30'd{h}) && lo_ge == (lo[29:0] >= 30'd{l})"
                 ),

@@ -78,15 +78,10 @@ pub struct DualPi2Ingress {
     total: Signal<Local, Bits<11>>,
     own: Signal<Local, Bits<10>>,
     // The limit checks as one carry chain each behind carry-save compression (3:2 per level: three
-    // words to a sum word and a carry word): packets L + C >= LIMIT is the carry out of
-    // L + C + ~LIMIT + 1, bytes L + C + len > byte limit the carry out of L + C + len + ~limit.
-    // (Each complement of a signal of its own width: inside a wider expression Verilog would widen
-    // before the `~`.)
-    lim12: Signal<Local, Bits<12>>,
-    nlim: Signal<Local, Bits<12>>,
-    cs_s: Signal<Local, Bits<12>>,
-    cs_k: Signal<Local, Bits<12>>,
-    cnt_chk: Signal<Local, Bits<13>>,
+    // words to a sum word and a carry word): packets L + C >= LIMIT is L + C - LIMIT not negative,
+    // bytes L + C + len > byte limit the carry out of L + C + len + ~limit. (The complement in a signal
+    // of its own width: inside a wider expression Verilog would widen before the `~`.)
+    cnt_chk: AddSub<13>,
     bl24: Signal<Local, Bits<24>>,
     nbl: Signal<Local, Bits<24>>,
     b_s1: Signal<Local, Bits<24>>,
@@ -145,17 +140,9 @@ impl Logic for DualPi2Ingress {
         if self.v_l.q.val() {
             self.own.next = self.cnt_l.val();
         }
-        self.lim12.next = bit_cast::<12, 11>(self.limit.val());
-        self.nlim.next = !self.lim12.val();
-        self.cs_s.next = bit_cast::<12, 10>(self.cnt_l.val())
-            ^ bit_cast::<12, 10>(self.cnt_c.val())
-            ^ self.nlim.val();
-        self.cs_k.next = (bit_cast::<12, 10>(self.cnt_l.val())
-            & bit_cast::<12, 10>(self.cnt_c.val()))
-            | (bit_cast::<12, 10>(self.cnt_l.val()) & self.nlim.val())
-            | (bit_cast::<12, 10>(self.cnt_c.val()) & self.nlim.val());
-        self.cnt_chk.next = bit_cast::<13, 12>(self.cs_s.val())
-            + ((bit_cast::<13, 12>(self.cs_k.val()) << 1) | 1_u64.to_bits());
+        self.cnt_chk.a.next = bit_cast::<13, 10>(self.cnt_l.val());
+        self.cnt_chk.b.next = bit_cast::<13, 10>(self.cnt_c.val());
+        self.cnt_chk.c.next = bit_cast::<13, 11>(self.limit.val());
         self.bl24.next = bit_cast::<24, 23>(self.byte_limit.val());
         self.nbl.next = !self.bl24.val();
         self.b_s1.next = bit_cast::<24, 22>(self.bytes_l_r.q.val())
@@ -174,7 +161,7 @@ impl Logic for DualPi2Ingress {
             | (self.b_k1.val() & self.nbl.val());
         self.b_chk.next =
             bit_cast::<25, 24>(self.b_s2.val()) + (bit_cast::<25, 24>(self.b_k2.val()) << 1);
-        self.drop.next = self.cnt_chk.val().get_bit(12)
+        self.drop.next = !self.cnt_chk.sum.val().get_bit(12)
             | self.b_chk.val().get_bit(24)
             | self.own.val().get_bit(9);
         self.enq.next = self.v_valid.q.val() & !self.drop.val();
