@@ -13,7 +13,7 @@
 //! is one chain behind carry-save compression (3:2 LUT levels that reduce three words to two), and so is
 //! each backlog's update (backlog + push - pop); summed and compared chain by chain it was five.
 
-use crate::arith::AddSub;
+use crate::arith::{AddSub, Csa};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
@@ -84,10 +84,9 @@ pub struct DualPi2Ingress {
     cnt_chk: AddSub<13>,
     bl24: Signal<Local, Bits<24>>,
     nbl: Signal<Local, Bits<24>>,
-    b_s1: Signal<Local, Bits<24>>,
+    b_csa1: Csa<24>,
     b_k1: Signal<Local, Bits<24>>,
-    b_s2: Signal<Local, Bits<24>>,
-    b_k2: Signal<Local, Bits<24>>,
+    b_csa2: Csa<25>,
     b_chk: Signal<Local, Bits<25>>,
     drop: Signal<Local, Bit>,
     enq: Signal<Local, Bit>,
@@ -144,23 +143,17 @@ impl Logic for DualPi2Ingress {
         self.cnt_chk.b.next = bit_cast::<13, 10>(self.cnt_c.val());
         self.cnt_chk.c.next = bit_cast::<13, 11>(self.limit.val());
         self.bl24.next = bit_cast::<24, 23>(self.byte_limit.val());
+        self.b_csa1.a.next = bit_cast::<24, 22>(self.bytes_l_r.q.val());
+        self.b_csa1.b.next = bit_cast::<24, 22>(self.bytes_c_r.q.val());
+        self.b_csa1.c.next = bit_cast::<24, 16>(self.v_len.q.val());
+        // L + C + len < 2^23: the first level's carries stay within 24 bits; the second keeps bit 24,
+        // where ~limit's ones carry out.
+        self.b_k1.next = self.b_csa1.k.val() << 1;
         self.nbl.next = !self.bl24.val();
-        self.b_s1.next = bit_cast::<24, 22>(self.bytes_l_r.q.val())
-            ^ bit_cast::<24, 22>(self.bytes_c_r.q.val())
-            ^ bit_cast::<24, 16>(self.v_len.q.val());
-        self.b_k1.next = ((bit_cast::<24, 22>(self.bytes_l_r.q.val())
-            & bit_cast::<24, 22>(self.bytes_c_r.q.val()))
-            | (bit_cast::<24, 22>(self.bytes_l_r.q.val())
-                & bit_cast::<24, 16>(self.v_len.q.val()))
-            | (bit_cast::<24, 22>(self.bytes_c_r.q.val())
-                & bit_cast::<24, 16>(self.v_len.q.val())))
-            << 1;
-        self.b_s2.next = self.b_s1.val() ^ self.b_k1.val() ^ self.nbl.val();
-        self.b_k2.next = (self.b_s1.val() & self.b_k1.val())
-            | (self.b_s1.val() & self.nbl.val())
-            | (self.b_k1.val() & self.nbl.val());
-        self.b_chk.next =
-            bit_cast::<25, 24>(self.b_s2.val()) + (bit_cast::<25, 24>(self.b_k2.val()) << 1);
+        self.b_csa2.a.next = bit_cast::<25, 24>(self.b_csa1.s.val());
+        self.b_csa2.b.next = bit_cast::<25, 24>(self.b_k1.val());
+        self.b_csa2.c.next = bit_cast::<25, 24>(self.nbl.val());
+        self.b_chk.next = self.b_csa2.s.val() + (self.b_csa2.k.val() << 1);
         self.drop.next = !self.cnt_chk.sum.val().get_bit(12)
             | self.b_chk.val().get_bit(24)
             | self.own.val().get_bit(9);

@@ -32,9 +32,9 @@
 //! The accumulator saturates at 8.5 (`ACCU_MAX` = `ACCU_HIGH`), so "saturated" is the comparison with
 //! 8.5 that the look-ahead makes anyway: a sum at or above it stands for 8.5, and acc + lp < 2^60.
 
+use crate::arith::{AtLeast, AtLeastSplit};
 use crate::bram::BlockRam;
 use crate::konst::K;
-use crate::regfront::{AtLeast, AtLeastSplit};
 use aqm_golden::pie::consts::{ACCU_HIGH, ACCU_LOW, ACCU_MAX};
 use rust_hdl::prelude::*;
 
