@@ -192,14 +192,6 @@ pub struct PieIngress<const BM: u64> {
     m_t: Signal<Local, Bits<15>>,
     m_s: Signal<Local, Bits<15>>,
     // P2's look-ahead: `k` with the accumulator kept, `a` with the sum of the packet in V.
-    k_lo: Signal<Local, Bits<31>>,
-    k_hi0: Signal<Local, Bits<31>>,
-    k_hi1: Signal<Local, Bits<31>>,
-    k_sum: Signal<Local, Bits<60>>,
-    a_lo: Signal<Local, Bits<31>>,
-    a_hi0: Signal<Local, Bits<31>>,
-    a_hi1: Signal<Local, Bits<31>>,
-    a_sum: Signal<Local, Bits<60>>,
     a_gtl: Signal<Local, Bit>,
     a_gth: Signal<Local, Bit>,
     /// lp >= 0.85 and lp >= 8.5 (the look-ahead with the accumulator cleared), from P1.
@@ -235,10 +227,9 @@ pub struct PieIngress<const BM: u64> {
     accu_max: K<60, ACCU_MAX>, // 8.5
     // The look-ahead's comparisons with 0.85 (l) and 8.5 (h), as logic (no carry chain): of the sum with
     // the accumulator kept (k), with the sum of the packet in V (a), and of lp alone (z).
-    ge_kl: AtLeastSplit<ACCU_LOW>,
-    ge_kh: AtLeastSplit<ACCU_HIGH>,
-    ge_al: AtLeastSplit<ACCU_LOW>,
-    ge_ah: AtLeastSplit<ACCU_HIGH>,
+    /// P2's look-ahead on the kept accumulator and on the sum of the packet in V.
+    kept: LookAhead,
+    added: LookAhead,
     ge_zl: AtLeast<60, ACCU_LOW>,
     ge_zh: AtLeast<60, ACCU_HIGH>,
     bytemode_hw: K<1, BM>,
@@ -433,47 +424,17 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         // P2: the look-ahead. Kept accumulator: acc + lp (carry-select halves), and acc + lp >= C for
         // both thresholds compared as logic on the halves (a comparison in a carry chain takes a logic
         // cell per bit that only holds the carry: 0.85 and 8.5 for both sums were 360 such cells).
-        self.k_lo.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(0))
-            + bit_cast::<31, 30>(self.lp2.q.val().get_bits::<30>(0));
-        self.k_hi0.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30))
-            + bit_cast::<31, 26>(self.lp2.q.val().get_bits::<26>(30));
-        self.k_hi1.next = bit_cast::<31, 30>(self.acc_r.q.val().get_bits::<30>(30))
-            + bit_cast::<31, 30>(self.lphi1_2.q.val());
-        self.k_sum.next = (bit_cast::<60, 30>(self.k_hi0.val().get_bits::<30>(0)) << 30)
-            | bit_cast::<60, 30>(self.k_lo.val().get_bits::<30>(0));
-        if self.k_lo.val().get_bit(30) {
-            self.k_sum.next = (bit_cast::<60, 30>(self.k_hi1.val().get_bits::<30>(0)) << 30)
-                | bit_cast::<60, 30>(self.k_lo.val().get_bits::<30>(0));
-        }
-        self.ge_kl.lo.next = self.k_lo.val();
-        self.ge_kl.hi0.next = self.k_hi0.val().get_bits::<30>(0);
-        self.ge_kl.hi1.next = self.k_hi1.val().get_bits::<30>(0);
-        self.ge_kh.lo.next = self.k_lo.val();
-        self.ge_kh.hi0.next = self.k_hi0.val().get_bits::<30>(0);
-        self.ge_kh.hi1.next = self.k_hi1.val().get_bits::<30>(0);
+        self.kept.base.next = self.acc_r.q.val();
+        self.kept.lp.next = self.lp2.q.val();
+        self.kept.lp_hi1.next = self.lphi1_2.q.val();
         // The accumulator becomes the sum of the packet in V: the same against that sum (8.5 if it is
         // at or above 8.5: then so is the next; the sum itself does not matter then).
-        self.a_lo.next = bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(0))
-            + bit_cast::<31, 30>(self.lp2.q.val().get_bits::<30>(0));
-        self.a_hi0.next = bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(30))
-            + bit_cast::<31, 26>(self.lp2.q.val().get_bits::<26>(30));
-        self.a_hi1.next = bit_cast::<31, 30>(self.sum3.q.val().get_bits::<30>(30))
-            + bit_cast::<31, 30>(self.lphi1_2.q.val());
-        self.a_sum.next = (bit_cast::<60, 30>(self.a_hi0.val().get_bits::<30>(0)) << 30)
-            | bit_cast::<60, 30>(self.a_lo.val().get_bits::<30>(0));
-        if self.a_lo.val().get_bit(30) {
-            self.a_sum.next = (bit_cast::<60, 30>(self.a_hi1.val().get_bits::<30>(0)) << 30)
-                | bit_cast::<60, 30>(self.a_lo.val().get_bits::<30>(0));
-        }
-        self.ge_al.lo.next = self.a_lo.val();
-        self.ge_al.hi0.next = self.a_hi0.val().get_bits::<30>(0);
-        self.ge_al.hi1.next = self.a_hi1.val().get_bits::<30>(0);
-        self.ge_ah.lo.next = self.a_lo.val();
-        self.ge_ah.hi0.next = self.a_hi0.val().get_bits::<30>(0);
-        self.ge_ah.hi1.next = self.a_hi1.val().get_bits::<30>(0);
+        self.added.base.next = self.sum3.q.val();
+        self.added.lp.next = self.lp2.q.val();
+        self.added.lp_hi1.next = self.lphi1_2.q.val();
         // (Past 8.5 the next sum is too: `gt` set stands for the whole comparison.)
-        self.a_gtl.next = self.ge_al.hi_gt.val() | self.geh.val();
-        self.a_gth.next = self.ge_ah.hi_gt.val() | self.geh.val();
+        self.a_gtl.next = self.added.l_gt.val() | self.geh.val();
+        self.a_gth.next = self.added.h_gt.val() | self.geh.val();
 
         // The queue as the packet in P2 will find it in V: count + push against LIMIT (a packet that
         // departs in V's previous cycle still counts: that keeps the pop, a late signal with a large
@@ -539,19 +500,19 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.zb3.d.next = self.lpz2.q.val() | !self.ecnok2.q.val();
         // The comparisons' parts for the accumulator V leaves: kept (k), the sum of the packet in V (a)
         // or cleared (lp alone: its flag as `gt`).
-        self.gl_gt3.d.next = self.ge_kl.hi_gt.val();
-        self.gl_ge3.d.next = self.ge_kl.hi_ge.val();
-        self.gl_lo3.d.next = self.ge_kl.lo_ge.val();
-        self.gh_gt3.d.next = self.ge_kh.hi_gt.val();
-        self.gh_ge3.d.next = self.ge_kh.hi_ge.val();
-        self.gh_lo3.d.next = self.ge_kh.lo_ge.val();
+        self.gl_gt3.d.next = self.kept.l_gt.val();
+        self.gl_ge3.d.next = self.kept.l_ge.val();
+        self.gl_lo3.d.next = self.kept.l_lo.val();
+        self.gh_gt3.d.next = self.kept.h_gt.val();
+        self.gh_ge3.d.next = self.kept.h_ge.val();
+        self.gh_lo3.d.next = self.kept.h_lo.val();
         if self.sel_add.val() {
             self.gl_gt3.d.next = self.a_gtl.val();
-            self.gl_ge3.d.next = self.ge_al.hi_ge.val();
-            self.gl_lo3.d.next = self.ge_al.lo_ge.val();
+            self.gl_ge3.d.next = self.added.l_ge.val();
+            self.gl_lo3.d.next = self.added.l_lo.val();
             self.gh_gt3.d.next = self.a_gth.val();
-            self.gh_ge3.d.next = self.ge_ah.hi_ge.val();
-            self.gh_lo3.d.next = self.ge_ah.lo_ge.val();
+            self.gh_ge3.d.next = self.added.h_ge.val();
+            self.gh_lo3.d.next = self.added.h_lo.val();
         }
         if self.sel_zero.val() {
             self.gl_gt3.d.next = self.z_gel.q.val();
@@ -561,9 +522,9 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             self.gh_ge3.d.next = false;
             self.gh_lo3.d.next = false;
         }
-        self.sum3.d.next = self.k_sum.val();
+        self.sum3.d.next = self.kept.sum.val();
         if self.sel_add.val() {
-            self.sum3.d.next = self.a_sum.val();
+            self.sum3.d.next = self.added.sum.val();
         }
         if self.sel_zero.val() {
             self.sum3.d.next = bit_cast::<60, 56>(self.lp2.q.val());
@@ -695,6 +656,60 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             self.marked_r.d.next = 0.into();
             self.maxq_r.d.next = 0.into();
         }
+    }
+}
+
+/// P2's look-ahead for one accumulator V can leave: `base + lp` in carry-select form (the low half,
+/// and the high half without and with the low half's carry; `lp_hi1` is lp's high half plus one, from
+/// P1), the sum, and the parts of its comparisons with 0.85 (`l_*`) and 8.5 (`h_*`) from
+/// [`AtLeastSplit`]: the high half above (`gt`) and at least (`ge`) the constant's, the low half at
+/// least the constant's (`lo`).
+#[derive(LogicBlock, Default)]
+pub struct LookAhead {
+    pub base: Signal<In, Bits<60>>,
+    pub lp: Signal<In, Bits<56>>,
+    pub lp_hi1: Signal<In, Bits<30>>,
+    pub sum: Signal<Out, Bits<60>>,
+    pub l_gt: Signal<Out, Bit>,
+    pub l_ge: Signal<Out, Bit>,
+    pub l_lo: Signal<Out, Bit>,
+    pub h_gt: Signal<Out, Bit>,
+    pub h_ge: Signal<Out, Bit>,
+    pub h_lo: Signal<Out, Bit>,
+    lo: Signal<Local, Bits<31>>,
+    hi0: Signal<Local, Bits<31>>,
+    hi1: Signal<Local, Bits<31>>,
+    ge_l: AtLeastSplit<ACCU_LOW>,
+    ge_h: AtLeastSplit<ACCU_HIGH>,
+}
+
+impl Logic for LookAhead {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.lo.next = bit_cast::<31, 30>(self.base.val().get_bits::<30>(0))
+            + bit_cast::<31, 30>(self.lp.val().get_bits::<30>(0));
+        self.hi0.next = bit_cast::<31, 30>(self.base.val().get_bits::<30>(30))
+            + bit_cast::<31, 26>(self.lp.val().get_bits::<26>(30));
+        self.hi1.next = bit_cast::<31, 30>(self.base.val().get_bits::<30>(30))
+            + bit_cast::<31, 30>(self.lp_hi1.val());
+        self.sum.next = (bit_cast::<60, 30>(self.hi0.val().get_bits::<30>(0)) << 30)
+            | bit_cast::<60, 30>(self.lo.val().get_bits::<30>(0));
+        if self.lo.val().get_bit(30) {
+            self.sum.next = (bit_cast::<60, 30>(self.hi1.val().get_bits::<30>(0)) << 30)
+                | bit_cast::<60, 30>(self.lo.val().get_bits::<30>(0));
+        }
+        self.ge_l.lo.next = self.lo.val();
+        self.ge_l.hi0.next = self.hi0.val().get_bits::<30>(0);
+        self.ge_l.hi1.next = self.hi1.val().get_bits::<30>(0);
+        self.ge_h.lo.next = self.lo.val();
+        self.ge_h.hi0.next = self.hi0.val().get_bits::<30>(0);
+        self.ge_h.hi1.next = self.hi1.val().get_bits::<30>(0);
+        self.l_gt.next = self.ge_l.hi_gt.val();
+        self.l_ge.next = self.ge_l.hi_ge.val();
+        self.l_lo.next = self.ge_l.lo_ge.val();
+        self.h_gt.next = self.ge_h.hi_gt.val();
+        self.h_ge.next = self.ge_h.hi_ge.val();
+        self.h_lo.next = self.ge_h.lo_ge.val();
     }
 }
 
