@@ -4,14 +4,17 @@
 //! ```text
 //! Idle    out_ready (a dequeue request), the link free, a packet at a head: pick the queue by credit,
 //!         pop it, step the random generator, latch the departure time (kept through a chain of drops)
-//! Decide  sojourn, the 2*MTU gate, the three rolls (first <= p', second <= p', first <= k p'), the
-//!         step threshold -> drop, mark or pass; the egress register; counters; w x len for the credit
+//!         and the sojourn
+//! Decide  the 2*MTU gate, the three rolls (first <= p', second <= p', first <= k p'), the step
+//!         threshold -> drop, mark or pass (computed with the gate open and shut, the gate choosing
+//!         last); the egress register; counters; w x len for the credit
 //! Out     out_valid until out_ready. A drop goes back to Idle to pick again at the same departure
 //!         time; a sent packet moves the credit (if both queues were backlogged) and starts the link
 //! ```
 //! A request that finds both queues empty resets the credit. With `out_ready` held high and the link
 //! model off, a packet leaves every 3 cycles.
 
+use crate::arith::AddSub;
 use crate::konst::K;
 use crate::link::LinkModel;
 use aqm_golden::dualpi2::params::HARDWARE_PARAMS;
@@ -86,12 +89,17 @@ pub struct DualPi2Egress {
     pub busy: Signal<Out, Bit>,
 
     link: LinkModel,
+    /// L + C - 2 MTU, whose sign is the 2 MTU gate: one carry chain (the backlogs are below 2^22, so the
+    /// 24-bit result keeps its sign).
+    gate: AddSub<24>,
     state: DFF<DeqState>,
     chain: DFF<Bit>,
     d_desc: DFF<Bits<75>>,
     d_l: DFF<Bit>,
     d_both: DFF<Bit>,
     d_dep: DFF<Bits<40>>,
+    /// The picked packet's sojourn, (departure time - ts) mod 2^40, computed at the pick.
+    soj_r: DFF<Bits<40>>,
     d_frac: DFF<Bits<8>>,
     o_mark: DFF<Bit>,
     o_drop: DFF<Bit>,
@@ -115,6 +123,7 @@ pub struct DualPi2Egress {
     ecn: Signal<Local, Bits<2>>,
     ect: Signal<Local, Bit>,
     soj: Signal<Local, Bits<40>>,
+    dep: Signal<Local, Bits<40>>,
     gated: Signal<Local, Bit>,
     ovl: Signal<Local, Bit>,
     first: Signal<Local, Bits<32>>,
@@ -123,7 +132,9 @@ pub struct DualPi2Egress {
     coupled: Signal<Local, Bit>,
     c_drop: Signal<Local, Bit>,
     c_mark: Signal<Local, Bit>,
+    step_hit: Signal<Local, Bit>,
     step: Signal<Local, Bit>,
+    step_mark: Signal<Local, Bit>,
     drop: Signal<Local, Bit>,
     mark: Signal<Local, Bit>,
     w: Signal<Local, Bits<7>>,
@@ -151,6 +162,7 @@ impl Logic for DualPi2Egress {
             d_l,
             d_both,
             d_dep,
+            soj_r,
             d_frac,
             o_mark,
             o_drop,
@@ -190,49 +202,62 @@ impl Logic for DualPi2Egress {
         self.pop_l.next = self.go.val() & self.pick_l.val();
         self.pop_c.next = self.go.val() & !self.pick_l.val();
         self.pop_len.next = self.head.val().get_bits::<16>(0);
+        // The departure time of the pick: kept through a chain of drops, else the link model's.
+        self.dep.next = self.link.dep.val();
+        if self.chain.q.val() {
+            self.dep.next = self.d_dep.q.val();
+        }
         self.rnd_take.next = self.go.val();
 
         // Decide, from the registers of the pick.
         self.len.next = self.d_desc.q.val().get_bits::<16>(0);
         self.ecn.next = self.d_desc.q.val().get_bits::<2>(16);
         self.ect.next = self.ecn.val().any();
-        self.soj.next = self.d_dep.q.val() - self.d_desc.q.val().get_bits::<40>(34);
-        self.gated.next = (bit_cast::<23, 22>(self.bytes_l.val())
-            + bit_cast::<23, 22>(self.bytes_c.val()))
-            < (bit_cast::<23, 11>(self.mtu.val()) << 1);
-        self.ovl.next = !self.gated.val() & self.overload.val();
+        self.soj.next = self.soj_r.q.val();
+        self.gate.a.next = bit_cast::<24, 22>(self.bytes_l.val());
+        self.gate.b.next = bit_cast::<24, 22>(self.bytes_c.val());
+        self.gate.c.next = bit_cast::<24, 11>(self.mtu.val()) << 1;
+        self.gated.next = self.gate.sum.val().get_bit(23);
         self.first.next = self.rnd_state.val().get_bits::<32>(0);
         self.second.next = self.rnd_state.val().get_bits::<32>(32);
         self.squared.next =
             (self.first.val() <= self.prob.val()) & (self.second.val() <= self.prob.val());
         self.coupled.next = bit_cast::<40, 32>(self.first.val()) <= self.kp.val();
+        // The decision with the 2 MTU gate open (the coupled part and then the step threshold) and
+        // with it shut (the step threshold alone), from registers only; the gate, a carry chain from
+        // the backlogs, chooses last.
         self.c_drop.next = false;
         self.c_mark.next = false;
-        if !self.gated.val() {
-            if !self.d_l.q.val() {
-                // Classic: p'^2; a drop if Not-ECT or in overload.
-                if self.squared.val() {
-                    self.c_drop.next = self.ovl.val() | !self.ect.val();
-                    self.c_mark.next = !self.ovl.val() & self.ect.val();
-                }
-            } else if self.ovl.val() {
-                // L in overload: drop with p'^2 when drop_overload, else mark.
-                self.c_drop.next = self.drop_overload.val() & self.squared.val();
-                self.c_mark.next = !(self.drop_overload.val() & self.squared.val());
-            } else if self.coupled.val() {
-                // L: k p'; a drop only for a Not-ECT packet.
-                self.c_drop.next = !self.ect.val();
-                self.c_mark.next = self.ect.val();
+        if !self.d_l.q.val() {
+            // Classic: p'^2; a drop if Not-ECT or in overload.
+            if self.squared.val() {
+                self.c_drop.next = self.overload.val() | !self.ect.val();
+                self.c_mark.next = !self.overload.val() & self.ect.val();
             }
+        } else if self.overload.val() {
+            // L in overload: drop with p'^2 when drop_overload, else mark.
+            self.c_drop.next = self.drop_overload.val() & self.squared.val();
+            self.c_mark.next = !(self.drop_overload.val() & self.squared.val());
+        } else if self.coupled.val() {
+            // L: k p'; a drop only for a Not-ECT packet.
+            self.c_drop.next = !self.ect.val();
+            self.c_mark.next = self.ect.val();
         }
         // The L queue's step threshold, for L packets the coupled part left alone.
-        self.step.next = self.d_l.q.val()
+        self.step_hit.next = self.d_l.q.val()
             & self.d_desc.q.val().get_bit(74)
-            & (self.soj.val() > bit_cast::<40, 30>(self.step_ns.val()))
-            & !self.c_drop.val()
-            & !self.c_mark.val();
+            & (self.soj.val() > bit_cast::<40, 30>(self.step_ns.val()));
+        self.step.next = self.step_hit.val() & !self.c_drop.val() & !self.c_mark.val();
         self.drop.next = self.c_drop.val() | (self.step.val() & !self.ect.val());
         self.mark.next = self.c_mark.val() | (self.step.val() & self.ect.val());
+        self.step_mark.next = self.step.val() & self.ect.val();
+        self.ovl.next = self.overload.val();
+        if self.gated.val() {
+            self.drop.next = self.step_hit.val() & !self.ect.val();
+            self.mark.next = self.step_hit.val() & self.ect.val();
+            self.step_mark.next = self.step_hit.val() & self.ect.val();
+            self.ovl.next = false;
+        }
 
         // w x len for the credit: wc for L, wl = 100 - wc for C (7 x 16 bits, a tree of adders).
         self.w.next = self.c_hundred.val() - self.wc.val();
@@ -276,8 +301,9 @@ impl Logic for DualPi2Egress {
                     self.d_desc.d.next = self.head.val();
                     self.d_l.d.next = self.pick_l.val();
                     self.d_both.d.next = self.hv_l.val() & self.hv_c.val();
+                    self.d_dep.d.next = self.dep.val();
+                    self.soj_r.d.next = self.dep.val() - self.head.val().get_bits::<40>(34);
                     if !self.chain.q.val() {
-                        self.d_dep.d.next = self.link.dep.val();
                         self.d_frac.d.next = self.link.dep_frac.val();
                     }
                 } else {
@@ -323,7 +349,7 @@ impl Logic for DualPi2Egress {
                         self.marked_c_r.d.next = self.marked_c_r.q.val() + 1;
                     }
                 }
-                if self.step.val() & self.ect.val() {
+                if self.step_mark.val() {
                     self.step_marks_r.d.next = self.step_marks_r.q.val() + 1;
                 }
             }

@@ -83,6 +83,23 @@ fn mixed_traffic_on_a_paced_link() {
     assert!(c.link_waits > 1000 && c.exact_departures > 100, "{c:?}");
 }
 
+/// Sparse L and C traffic on a slow link (100 ns per byte) with a 50 us step threshold: a packet
+/// behind one or two others waits past the step while the backlog is still below 2 MTU, where the gate
+/// shuts off the coupled part but not the step (the egress decides both cases apart and the gate chooses).
+#[test]
+fn step_marks_below_the_2_mtu_gate() {
+    let cfg = StimulusConfig {
+        arrival_pct: 1,
+        max_burst: 2,
+        ..mixed_traffic(dualpi2_setup(1_000, 500, 100 << 8, 1024, 1, true, 2, 50))
+    };
+    let (s, c) = check("vl_d2_gated_step", 24, cfg, 200_000);
+    assert!(
+        c.gated_step_marks > 10 && c.marks_by(Rule::Step) > c.gated_step_marks,
+        "{s:?} {c:?}"
+    );
+}
+
 /// The same traffic through the wrap of the cores' 40-bit time: 100 ms before `now` reaches 2^41 (bit 40
 /// of the input set throughout), 200 ms in all. Updates (one per ms) that stopped at the wrap would leave
 /// about 100; sojourns, step marks and link times are compared on both sides.

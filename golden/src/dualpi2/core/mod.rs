@@ -115,6 +115,8 @@ pub struct DualPi2Coverage {
     pub overload_decisions: u64,
     /// Decisions below the 2 MTU gate.
     pub gated_decisions: u64,
+    /// Step marks below the 2 MTU gate (which shuts off the coupled part, not the step).
+    pub gated_step_marks: u64,
     /// Cycles in which a request found both queues empty and reset the credit.
     pub credit_resets: u64,
     /// Send handshakes.
@@ -147,6 +149,7 @@ impl DualPi2Coverage {
             ("passes", self.passes),
             ("overload_decisions", self.overload_decisions),
             ("gated_decisions", self.gated_decisions),
+            ("gated_step_marks", self.gated_step_marks),
             ("credit_resets", self.credit_resets),
             ("departures", self.departures),
             ("exact_departures", self.exact_departures),
@@ -474,6 +477,7 @@ impl DualPi2CoreModel {
             }
             cov.overload_decisions += d.overload as u64;
             cov.gated_decisions += d.gated as u64;
+            cov.gated_step_marks += (d.gated && d.verdict == Verdict::Mark(Rule::Step)) as u64;
         }
         cov.departures += eev.sent as u64;
         cov.link_waits += eev.link_wait as u64;
