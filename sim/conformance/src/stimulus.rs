@@ -50,6 +50,10 @@ pub struct StimulusConfig {
     pub reset_every: u32,
     /// Percent of cycles with a register access.
     pub reg_pct: u32,
+    /// Every this many cycles, a sweep reads every register of the map in turn, one per cycle without
+    /// another register access (0: never), so that the counters are compared however rare the random
+    /// reads (a read changes no state but the latched high half of a 64-bit pair).
+    pub sweep_every: u32,
     /// Parameters written after each reset (register address, value).
     pub setup: Vec<(u8, u32)>,
     /// One cycle in this many writes a random probability up to `force_prob_max` (0: never).
@@ -72,6 +76,7 @@ impl Default for StimulusConfig {
             start_ns: 1_000,
             reset_every: 200_000,
             reg_pct: 1,
+            sweep_every: 0,
             setup: vec![],
             force_prob_every: 0,
             force_prob_max: 0,
@@ -147,6 +152,7 @@ fn drawn_config(
         start_ns,
         reset_every,
         reg_pct,
+        sweep_every: 0,
         setup: vec![],
         force_prob_every,
         force_prob_max: 0,
@@ -229,6 +235,8 @@ pub struct Stimulus {
     offered: Option<(u16, u8, u16)>,
     /// The high half of a forced probability, written the cycle after its low half.
     prob_hi: Option<u32>,
+    /// The next register of a sweep (`sweep_every`), past the map's end when none is running.
+    sweep: usize,
 }
 
 /// A DualPI2 parameter set that makes things happen in few cycles: a fast controller and the given link,
@@ -357,6 +365,7 @@ impl Stimulus {
             held: None,
             offered: None,
             prob_hi: None,
+            sweep: usize::MAX,
         }
     }
 
@@ -471,6 +480,16 @@ impl Iterator for Stimulus {
             }
         } else if self.pct(self.cfg.reg_pct) {
             self.register(&mut i);
+        }
+        // A sweep of reads: started every `sweep_every` cycles, one register per free cycle.
+        if self.cfg.sweep_every > 0 && c.is_multiple_of(self.cfg.sweep_every as u64) {
+            self.sweep = 0;
+        }
+        let regs = self.cfg.core.regs();
+        if !i.rst && !i.reg_we && !i.reg_re && self.sweep < regs.len() {
+            i.reg_re = true;
+            i.reg_addr = regs[self.sweep].addr;
+            self.sweep += 1;
         }
         // Arrivals: first whatever the core refused last cycle, then bursts of new descriptors.
         self.offered = None;

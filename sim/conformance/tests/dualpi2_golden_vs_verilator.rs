@@ -23,7 +23,7 @@ fn dualpi2(cfg: StimulusConfig) -> StimulusConfig {
 }
 
 /// L and C traffic in bursts of up to 4 at 8 % of the cycles, `out_ready` high, no register traffic,
-/// resets or jumps, after `setup`.
+/// resets or jumps, after `setup`; every register read in turn every 5,000 cycles.
 fn mixed_traffic(setup: Vec<(u8, u32)>) -> StimulusConfig {
     dualpi2(StimulusConfig {
         ns_per_cycle: 1_000,
@@ -31,6 +31,7 @@ fn mixed_traffic(setup: Vec<(u8, u32)>) -> StimulusConfig {
         max_burst: 4,
         ready_pct: 100,
         reg_pct: 0,
+        sweep_every: 5_000,
         reset_every: 0,
         jump_every: 0,
         setup,
@@ -38,7 +39,8 @@ fn mixed_traffic(setup: Vec<(u8, u32)>) -> StimulusConfig {
     })
 }
 
-/// Probabilities forced up to 100 % every `force_every` cycles, 2 us per cycle, after `setup`.
+/// Probabilities forced up to 100 % every `force_every` cycles, 2 us per cycle, after `setup`; every
+/// register read in turn every 5,000 cycles.
 fn forced_overload(
     arrival_pct: u32,
     ready_pct: u32,
@@ -50,6 +52,7 @@ fn forced_overload(
         arrival_pct,
         ready_pct,
         reg_pct: 0,
+        sweep_every: 5_000,
         reset_every: 0,
         setup,
         force_prob_every: force_every,

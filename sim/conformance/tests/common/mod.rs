@@ -58,13 +58,15 @@ pub fn check<M: Golden>(
 }
 
 /// PIE, ECN marking while prob is low: the link model off and out_ready at 25 % serve about as fast as
-/// packets come; updates are rare so that the forced probabilities hold for a while.
+/// packets come; updates are rare so that the forced probabilities hold for a while. Every register is
+/// read in turn every 5,000 cycles.
 pub fn pie_ecn_regime() -> StimulusConfig {
     StimulusConfig {
         ns_per_cycle: 20_000,
         arrival_pct: 6,
         ready_pct: 25,
         reg_pct: 0,
+        sweep_every: 5_000,
         reset_every: 0,
         setup: tuned_setup(busy_setup(1_000_000, 0, true, false, 1024), 1_000, 0),
         force_prob_every: 3_000,
@@ -74,13 +76,15 @@ pub fn pie_ecn_regime() -> StimulusConfig {
 }
 
 /// PIE through the wrap of the 40-bit time: 700 ms before now reaches 2^41 (bits 0-39 wrap to 0, bit 40
-/// of the input is set throughout), no jumps, resets or register traffic.
+/// of the input is set throughout), no jumps, resets or random register traffic (every register read in
+/// turn every 5,000 cycles).
 pub fn pie_wrap_regime() -> StimulusConfig {
     StimulusConfig {
         ns_per_cycle: 20_000,
         jump_every: 0,
         reset_every: 0,
         reg_pct: 0,
+        sweep_every: 5_000,
         start_ns: (1u64 << 41) - 700_000_000,
         setup: busy_setup(1_000, 8 << 8, false, false, 1024),
         ..StimulusConfig::default()
