@@ -1,4 +1,5 @@
-//! Arithmetic shaped for the iCE40's carry chains: `a + b - c` as one chain ([`AddSub`]), and
+//! Arithmetic shaped for the iCE40's carry chains: three words to two without a chain ([`Csa`]),
+//! `a + b - c` as one chain ([`AddSub`]), and
 //! comparisons with a constant as balanced and/or trees instead of a chain ([`AtLeast`],
 //! [`AtLeastSplit`]; the register files' range checks, `regfront::InRange`, use the same trees).
 

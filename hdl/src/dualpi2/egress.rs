@@ -122,7 +122,6 @@ pub struct DualPi2Egress {
     len: Signal<Local, Bits<16>>,
     ecn: Signal<Local, Bits<2>>,
     ect: Signal<Local, Bit>,
-    soj: Signal<Local, Bits<40>>,
     dep: Signal<Local, Bits<40>>,
     gated: Signal<Local, Bit>,
     ovl: Signal<Local, Bit>,
@@ -213,7 +212,6 @@ impl Logic for DualPi2Egress {
         self.len.next = self.d_desc.q.val().get_bits::<16>(0);
         self.ecn.next = self.d_desc.q.val().get_bits::<2>(16);
         self.ect.next = self.ecn.val().any();
-        self.soj.next = self.soj_r.q.val();
         self.gate.a.next = bit_cast::<24, 22>(self.bytes_l.val());
         self.gate.b.next = bit_cast::<24, 22>(self.bytes_c.val());
         self.gate.c.next = bit_cast::<24, 11>(self.mtu.val()) << 1;
@@ -246,7 +244,7 @@ impl Logic for DualPi2Egress {
         // The L queue's step threshold, for L packets the coupled part left alone.
         self.step_hit.next = self.d_l.q.val()
             & self.d_desc.q.val().get_bit(74)
-            & (self.soj.val() > bit_cast::<40, 30>(self.step_ns.val()));
+            & (self.soj_r.q.val() > bit_cast::<40, 30>(self.step_ns.val()));
         self.step.next = self.step_hit.val() & !self.c_drop.val() & !self.c_mark.val();
         self.drop.next = self.c_drop.val() | (self.step.val() & !self.ect.val());
         self.mark.next = self.c_mark.val() | (self.step.val() & self.ect.val());
@@ -389,7 +387,7 @@ impl Logic for DualPi2Egress {
                 self.out_ecn.next = 3.into();
             }
             self.out_tag.next = self.d_desc.q.val().get_bits::<16>(18);
-            self.out_sojourn.next = self.soj.val();
+            self.out_sojourn.next = self.soj_r.q.val();
             self.out_queue.next = self.d_l.q.val();
             self.out_drop.next = self.o_drop.q.val();
         }
