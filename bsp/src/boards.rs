@@ -2,9 +2,7 @@
 //! Verilog emission and the Verilator binding of the board tops all take their designs from here; what a
 //! core is comes from its [`CoreKind`].
 
-use crate::top::{
-    BoardDualPi2, BoardDualPi2Sim, BoardPie, BoardPieSim, BoardRev, BOARD_CPB, BOARD_NSPC,
-};
+use crate::top::{uart_cpb, BoardDualPi2, BoardDualPi2Sim, BoardPie, BoardPieSim, BoardRev};
 use aqm_golden::dualpi2::kind::DUALPI2_CORE;
 use aqm_golden::hw::CoreKind;
 use aqm_golden::pie::kind::PIE_CORE;
@@ -20,10 +18,19 @@ pub struct TopFiles {
     pub pcf: String,
 }
 
-/// One line card: its core, its board top (PLL, 1 Mbaud) and the same logic for simulation (clocked
-/// directly, a [`SIM_CPB`]-cycle UART bit).
+/// The PIE card's core clock, ns per cycle: 62.5 MHz. The card closes timing at 68 to 74 MHz
+/// (the bitstream reports since 2026-12-05), and the PLL gives 62.5 or 66.7 MHz from 100, not between.
+pub const PIE_NSPC: u64 = 16;
+/// The DualPI2 card's core clock, ns per cycle: 40 MHz. The card closes timing at 50 to 54 MHz, too
+/// close to 50 MHz, the PLL's next step, to hold it on every seed.
+pub const DUALPI2_NSPC: u64 = 25;
+
+/// One line card: its core, its core clock, its board top (PLL, 1 Mbaud) and the same logic for
+/// simulation (clocked directly, a [`SIM_CPB`]-cycle UART bit, the same time step).
 pub struct Board {
     pub kind: &'static dyn CoreKind,
+    /// The core clock, ns per cycle: the PLL's output ([`crate::top::pll_settings`]) and the cores' time step.
+    pub nspc: u64,
     /// The board top for a board revision.
     pub top: fn(BoardRev) -> TopFiles,
     /// The simulation top.
@@ -31,6 +38,16 @@ pub struct Board {
 }
 
 impl Board {
+    /// The core clock, MHz: the flow's timing target.
+    pub fn clock_mhz(&self) -> f64 {
+        1000.0 / self.nspc as f64
+    }
+
+    /// UART cycles per bit on the board.
+    pub fn cpb(&self) -> u64 {
+        uart_cpb(self.nspc)
+    }
+
     /// `board_<core>`: the design name of the board top.
     pub fn design(&self) -> String {
         format!("board_{}", self.kind.name())
@@ -55,13 +72,15 @@ fn top_files<T: Block>(mut top: T) -> TopFiles {
 pub static BOARDS: &[Board] = &[
     Board {
         kind: &PIE_CORE,
-        top: |rev| top_files(BoardPie::<BOARD_CPB, BOARD_NSPC>::new(rev)),
-        sim: || emit(BoardPieSim::<SIM_CPB, BOARD_NSPC>::new(BoardRev::V1)),
+        nspc: PIE_NSPC,
+        top: |rev| top_files(BoardPie::<{ uart_cpb(PIE_NSPC) }, PIE_NSPC>::new(rev)),
+        sim: || emit(BoardPieSim::<SIM_CPB, PIE_NSPC>::new(BoardRev::V1)),
     },
     Board {
         kind: &DUALPI2_CORE,
-        top: |rev| top_files(BoardDualPi2::<BOARD_CPB, BOARD_NSPC>::new(rev)),
-        sim: || emit(BoardDualPi2Sim::<SIM_CPB, BOARD_NSPC>::new(BoardRev::V1)),
+        nspc: DUALPI2_NSPC,
+        top: |rev| top_files(BoardDualPi2::<{ uart_cpb(DUALPI2_NSPC) }, DUALPI2_NSPC>::new(rev)),
+        sim: || emit(BoardDualPi2Sim::<SIM_CPB, DUALPI2_NSPC>::new(BoardRev::V1)),
     },
 ];
 
@@ -81,11 +100,39 @@ pub fn board(kind: &dyn CoreKind) -> &'static Board {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::top::pll_settings;
 
     #[test]
     fn every_core_has_its_line_card() {
         let boards: Vec<_> = BOARDS.iter().map(|b| b.kind.name()).collect();
         let cores: Vec<_> = aqm_golden::hw::CORES.iter().map(|k| k.name()).collect();
         assert_eq!(boards, cores);
+    }
+
+    /// The settings icepll (fpga-icestorm) gives for 40, 50 and 62.5 MHz from 100, and none for a clock
+    /// the PLL cannot make exactly.
+    #[test]
+    fn pll_settings_match_icepll() {
+        let s = |divr, divf, divq, filter_range| {
+            Some(crate::top::PllSettings {
+                divr,
+                divf,
+                divq,
+                filter_range,
+            })
+        };
+        assert_eq!(pll_settings(25), s(4, 31, 4, 2));
+        assert_eq!(pll_settings(20), s(0, 7, 4, 5));
+        assert_eq!(pll_settings(16), s(0, 9, 4, 5));
+        // 1 / 22 GHz needs a phase detector below 10 MHz; 1 / 17 GHz has no exact ratio.
+        assert_eq!(pll_settings(22), None);
+        assert_eq!(pll_settings(17), None);
+        for b in BOARDS {
+            assert!(pll_settings(b.nspc).is_some(), "{}", b.design());
+            // 1 Mbaud within 1 %.
+            let baud = 1e9 / (b.nspc * b.cpb()) as f64;
+            assert!((baud - 1e6).abs() < 1e4, "{}: {baud} baud", b.design());
+        }
+        assert_eq!((uart_cpb(25), uart_cpb(16)), (40, 63));
     }
 }

@@ -12,7 +12,7 @@
 //! failure, or a timing failure with every seed, is an error, after the report is written.
 
 use crate::boards::board;
-use crate::top::{BoardRev, CORE_CLOCK_HZ};
+use crate::top::BoardRev;
 use aqm_golden::hw::CoreKind;
 use aqm_hdl::cores::{hdl_core, HDL_CORES};
 use aqm_hdl::emit::{side_by_side, Emitted};
@@ -469,7 +469,7 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
     let name = card_name(core, rev);
     let dir = out.join(&name);
     write_board_top(core, rev, &dir)?;
-    let mhz = CORE_CLOCK_HZ as f64 / 1e6;
+    let mhz = crate::boards::board(core).clock_mhz();
     let mut r = FlowReport {
         dir: dir.clone(),
         device: format!(

@@ -1,13 +1,14 @@
-//! The board top: the 100 MHz clock (P7) into the iCE40 PLL, which clocks everything at 40 MHz (the
-//! cards close timing at 68 to 77 MHz with PIE and about 50 MHz with DualPI2, depending on the
-//! placement, not at 100: see the bitstream reports), the reset button (rst_n, P8, active low) through
+//! The board top: the 100 MHz clock (P7) into the iCE40 PLL, which clocks everything at the line card's
+//! core clock (`aqm_bsp::boards::Board::nspc`: each card runs as fast as its placements close timing with
+//! margin, not yet at 100 MHz: see the bitstream reports), the reset button (rst_n, P8, active low) through
 //! a synchroniser, the USB-UART (FPGA input usb_rx P14, output usb_tx M9), the protocol bridge, an AQM
 //! core, and eight LEDs. [`board_top!`] instantiates it twice for a core type (every core has the same
 //! ports): with [`PllClock`] for the board, and with [`DirectClock`] for simulation, where the PLL has
 //! no model.
 //!
 //! LEDs (0..7): heartbeat, frame answered, frame refused, enqueued, CE-marked, early drop, tail drop,
-//! departure; each event stretched to about 50 ms.
+//! departure; each event stretched to 4 or 5 ticks of 2^20 cycles (67 to 84 ms at 62.5 MHz, 105 to
+//! 131 ms at 40 MHz).
 
 use rust_hdl::prelude::*;
 
@@ -36,19 +37,86 @@ impl BoardRev {
     }
 }
 
-/// The board's clock source: the iCE40 PLL, 100 MHz in, [`CORE_CLOCK_HZ`] out, with the divider and
-/// filter settings `icepll -i 100 -o 40` gives (DIVR 4, DIVF 31, DIVQ 4, FILTER_RANGE 2). (rust-hdl 0.46's `ICE40PLLBlock` computes FILTER_RANGE
-/// from an input frequency it never sets, so it always says 1; hence this block.) It has no simulation
-/// model: simulations use [`DirectClock`].
+/// The settings of the iCE40's `SB_PLL40_CORE` (simple feedback) for one output clock from the board's
+/// 100 MHz: output = 100 MHz x (DIVF + 1) / ((DIVR + 1) x 2^DIVQ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PllSettings {
+    pub divr: u64,
+    pub divf: u64,
+    pub divq: u64,
+    pub filter_range: u64,
+}
+
+/// The PLL settings that give exactly 1 / `nspc` GHz (a core clock of `nspc` ns per cycle) from the
+/// board's 100 MHz, within the limits icepll applies (the phase detector between 10 and 133 MHz, the
+/// VCO between 533 and 1066 MHz, DIVQ 1 to 6), the first in icepll's order
+/// (DIVR, then DIVF, then DIVQ, rising); the loop filter's range from the phase detector's frequency
+/// as icepll sets it. `None` when no setting is exact (the time step of the core must be a whole number
+/// of ns).
+pub const fn pll_settings(nspc: u64) -> Option<PllSettings> {
+    let mut divr = 0;
+    while divr < 16 {
+        let mut divf = 0;
+        while divf < 128 {
+            let mut divq = 1;
+            while divq < 7 {
+                // The phase detector runs at 100 / (DIVR + 1) MHz, the VCO at that x (DIVF + 1); the
+                // output is exact when (DIVF + 1) / ((DIVR + 1) 2^DIVQ) = 10 / nspc.
+                let (r, f) = (divr + 1, divf + 1);
+                let exact = f * nspc == 10 * r * (1 << divq);
+                let pfd_ok = 100 >= 10 * r && 100 <= 133 * r;
+                let vco_ok = 100 * f >= 533 * r && 100 * f <= 1066 * r;
+                if exact && pfd_ok && vco_ok {
+                    // icepll's loop filter ranges: the phase detector below 17, 26, 44, 66, 101 MHz.
+                    let filter_range = if 100 < 17 * r {
+                        1
+                    } else if 100 < 26 * r {
+                        2
+                    } else if 100 < 44 * r {
+                        3
+                    } else if 100 < 66 * r {
+                        4
+                    } else if 100 < 101 * r {
+                        5
+                    } else {
+                        6
+                    };
+                    return Some(PllSettings {
+                        divr,
+                        divf,
+                        divq,
+                        filter_range,
+                    });
+                }
+                divq += 1;
+            }
+            divf += 1;
+        }
+        divr += 1;
+    }
+    None
+}
+
+/// The board's clock source: the iCE40 PLL, 100 MHz in, 1 / `NSPC` GHz out, with the settings of
+/// [`pll_settings`] (a time step with none does not compile). (rust-hdl 0.46's `ICE40PLLBlock` computes
+/// FILTER_RANGE from an input frequency it never sets, so it always says 1; hence this block.) It has no
+/// simulation model: simulations use [`DirectClock`].
 #[derive(LogicBlock)]
-pub struct PllClock {
+pub struct PllClock<const NSPC: u64> {
     pub clock_in: Signal<In, Clock>,
     pub clock_out: Signal<Out, Clock>,
     pub locked: Signal<Out, Bit>,
     core: rust_hdl::fpga::lattice::ice40::ice_pll::ICEPLL40Core,
 }
 
-impl Default for PllClock {
+impl<const NSPC: u64> PllClock<NSPC> {
+    const SETTINGS: PllSettings = match pll_settings(NSPC) {
+        Some(s) => s,
+        None => panic!("no iCE40 PLL setting gives this core clock exactly from 100 MHz"),
+    };
+}
+
+impl<const NSPC: u64> Default for PllClock<NSPC> {
     fn default() -> Self {
         PllClock {
             clock_in: Default::default(),
@@ -59,7 +127,7 @@ impl Default for PllClock {
     }
 }
 
-impl Logic for PllClock {
+impl<const NSPC: u64> Logic for PllClock<NSPC> {
     fn update(&mut self) {}
 
     fn connect(&mut self) {
@@ -68,12 +136,13 @@ impl Logic for PllClock {
     }
 
     fn hdl(&self) -> rust_hdl::core::ast::Verilog {
-        rust_hdl::core::ast::Verilog::Custom(
-            "SB_PLL40_CORE #(.FEEDBACK_PATH(\"SIMPLE\"), .DIVR(4'b0100), .DIVF(7'b0011111), \
-             .DIVQ(3'b100), .FILTER_RANGE(3'b010)) pll (.LOCK(locked), .RESETB(1'b1), .BYPASS(1'b0), \
-             .REFERENCECLK(clock_in), .PLLOUTCORE(clock_out));"
-                .into(),
-        )
+        let s = Self::SETTINGS;
+        rust_hdl::core::ast::Verilog::Custom(format!(
+            "SB_PLL40_CORE #(.FEEDBACK_PATH(\"SIMPLE\"), .DIVR(4'd{}), .DIVF(7'd{}), .DIVQ(3'd{}), \
+             .FILTER_RANGE(3'd{})) pll (.LOCK(locked), .RESETB(1'b1), .BYPASS(1'b0), \
+             .REFERENCECLK(clock_in), .PLLOUTCORE(clock_out));",
+            s.divr, s.divf, s.divq, s.filter_range
+        ))
     }
 }
 
@@ -124,7 +193,7 @@ impl Logic for Stretch {
 #[macro_export]
 macro_rules! board_top {
     ($name:ident, $sim:ident, $core:ty, $vlat:expr, $id:expr, $cap:expr) => {
-        $crate::board_top!(@one $name, PllClock, $core, $vlat, $id, $cap);
+        $crate::board_top!(@one $name, PllClock<NSPC>, $core, $vlat, $id, $cap);
         $crate::board_top!(@one $sim, DirectClock, $core, $vlat, $id, $cap);
     };
     (@one $name:ident, $clk:ty, $core:ty, $vlat:expr, $id:expr, $cap:expr) => {
@@ -278,9 +347,9 @@ board_top!(
     aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY as u64
 );
 
-/// The cores' clock on the board, from the PLL.
-pub const CORE_CLOCK_HZ: u64 = 40_000_000;
-/// ns per cycle at that clock: the cores' time step.
-pub const BOARD_NSPC: u64 = 1_000_000_000 / CORE_CLOCK_HZ;
-/// Cycles per UART bit of the board: 40 MHz / 1 Mbaud.
-pub const BOARD_CPB: u64 = CORE_CLOCK_HZ / 1_000_000;
+/// Cycles per UART bit at 1 Mbaud for a core clock of `nspc` ns per cycle, rounded to the nearest: 1000
+/// / `nspc`, so 40 at 25 ns; at 16 ns (62.5 MHz) 63 cycles, a bit 0.8 % long, well inside what an 8N1
+/// receiver tolerates (it samples each bit in its middle and resynchronises on every start bit).
+pub const fn uart_cpb(nspc: u64) -> u64 {
+    (1000 + nspc / 2) / nspc
+}

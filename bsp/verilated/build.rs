@@ -28,9 +28,14 @@ fn main() {
     }
     let _ = writeln!(
         bindings,
-        "/// UART cycles per bit and ns per cycle of the simulated board top.\npub const BOARD_SIM_CPB: u64 = {};\npub const BOARD_SIM_NSPC: u64 = {};",
+        "/// UART cycles per bit of the simulated board tops.\npub const BOARD_SIM_CPB: u64 = {};\n\
+         /// Each simulated board top's design name and ns per cycle (its line card's core clock).\n\
+         pub const BOARD_SIM_NSPC: &[(&str, u64)] = &{:?};",
         aqm_bsp::emit::SIM_CPB,
-        aqm_bsp::top::BOARD_NSPC
+        aqm_bsp::boards::BOARDS
+            .iter()
+            .map(|b| (b.sim_design(), b.nspc))
+            .collect::<Vec<_>>()
     );
     std::fs::write(out.join("bindings.rs"), bindings).expect("write bindings.rs");
 }

@@ -1,7 +1,7 @@
 //! Byte transports to the board: a serial port, or the Verilated board top driven bit by bit.
 
 use crate::board_core::Core;
-use aqm_board_verilated::{VerilatedBoard, BOARD_SIM_CPB, BOARD_SIM_NSPC};
+use aqm_board_verilated::{VerilatedBoard, BOARD_SIM_CPB};
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
@@ -95,10 +95,11 @@ impl SimTransport {
                 core.name()
             ))
         })?;
+        let ns_per_cycle = board.ns_per_cycle();
         let mut t = SimTransport {
             board,
             cycles_per_bit: BOARD_SIM_CPB,
-            ns_per_cycle: BOARD_SIM_NSPC,
+            ns_per_cycle,
             out: VecDeque::new(),
             tx_bits: VecDeque::new(),
             tx_left: 0,

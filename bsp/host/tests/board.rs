@@ -39,7 +39,7 @@ fn hello_reports_the_pie_core() {
             i.verdict_latency
         ),
         (
-            aqm_board_verilated::BOARD_SIM_NSPC as u32,
+            aqm_board_verilated::VerilatedBoard::pie().ns_per_cycle() as u32,
             aqm_board_verilated::BOARD_SIM_CPB as u16,
             1024,
             5

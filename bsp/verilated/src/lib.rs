@@ -10,7 +10,7 @@ mod ffi {
     include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
 }
 
-pub use ffi::{BOARD_SIM_CPB, BOARD_SIM_NSPC};
+pub use ffi::BOARD_SIM_CPB;
 
 verilated_design!(BOARD_PIE_SIM, ffi, board_pie_sim);
 verilated_design!(BOARD_DUALPI2_SIM, ffi, board_dualpi2_sim);
@@ -26,17 +26,18 @@ pub struct VerilatedBoard {
     usb_rx: PortId,
     usb_tx: PortId,
     leds: PortId,
+    nspc: u64,
 }
 
 impl VerilatedBoard {
     /// The PIE line card (`board_pie_sim`).
     pub fn pie() -> VerilatedBoard {
-        VerilatedBoard::with(Model::new(&BOARD_PIE_SIM))
+        VerilatedBoard::with(&BOARD_PIE_SIM)
     }
 
     /// The DualPI2 line card (`board_dualpi2_sim`).
     pub fn dualpi2() -> VerilatedBoard {
-        VerilatedBoard::with(Model::new(&BOARD_DUALPI2_SIM))
+        VerilatedBoard::with(&BOARD_DUALPI2_SIM)
     }
 
     /// The line card of the core called `core` (`board_<core>_sim`), if there is one.
@@ -45,18 +46,30 @@ impl VerilatedBoard {
         DESIGNS
             .iter()
             .find(|d| d.name() == design)
-            .map(|d| VerilatedBoard::with(Model::new(d)))
+            .map(|d| VerilatedBoard::with(d))
     }
 
-    fn with(m: Model) -> VerilatedBoard {
+    fn with(d: &'static Design) -> VerilatedBoard {
+        let m = Model::new(d);
         let [rst_n, usb_rx, usb_tx, leds] = m.ports(["rst_n", "usb_rx", "usb_tx", "leds"]);
+        let nspc = ffi::BOARD_SIM_NSPC
+            .iter()
+            .find(|(name, _)| *name == d.name())
+            .map(|&(_, n)| n)
+            .unwrap_or_else(|| panic!("{}: no ns per cycle in the bindings", d.name()));
         VerilatedBoard {
             m,
             rst_n,
             usb_rx,
             usb_tx,
             leds,
+            nspc,
         }
+    }
+
+    /// ns per clock cycle: the time step of the board top's clock counter, its line card's core clock.
+    pub fn ns_per_cycle(&self) -> u64 {
+        self.nspc
     }
 
     /// The underlying model (to trace it, for instance).
