@@ -26,8 +26,9 @@
 //   SEED     the PRNG state, read as SEED_LO and SEED_HI, is never zero, whatever the seed writes
 //   COUNTERS one counter (PKTS_IN_L/C, SENT_PKTS_L/C, DROPPED_ENQ_L/C, DROPPED_AQM_L/C) read back
 //            equals the count of its events since reset or the last CONTROL clear, 32 bits wrapping:
-//            verdicts count from their verdict cycle, departures (sent or dropped) from the first cycle
-//            their out_valid is high; a clear of cycle w empties it at the edge of w+1 and wins there
+//            verdicts count from their verdict cycle, departures (sent or dropped) from the cycle after
+//            the first one their out_valid is high; a clear of cycle w empties it at the edge of w+1
+//            and wins there
 //   REGS     one register (ID, CAPACITY or a parameter 0x10-0x1C) read back: its reset value after reset,
 //            an accepted write's value from w+PARAM_CYCLES (40), unchanged by a rejected write
 //   COVER    verdicts into L and into C; a departure; a Classic drop, an L mark, a Classic mark of
@@ -267,17 +268,24 @@ module dualpi2_core_props (
 `ifdef COUNTERS
   (* anyconst *) reg [7:0] C;
   always @(*) assume (C >= 8'h20 && C <= 8'h23 || C >= 8'h28 && C <= 8'h2B);
-  // A packet's egress counters change when it is decided, visible in the first cycle of its out_valid.
+  // A packet's egress counters change at the edge of the first cycle of its out_valid, visible in the
+  // cycle after it.
   reg hold = 1'b0;
   always @(posedge clock) hold <= out_valid && !out_ready && !init;
   wire shown = out_valid && !hold;
   // Even addresses count L (queue 1), odd ones C.
   wire vq = verdict_queue == !C[0];
   wire oq = out_queue == !C[0];
+  reg counted = 1'b0, counted_drop = 1'b0, counted_q = 1'b0;
+  always @(posedge clock) begin
+    counted <= shown && !init;
+    counted_drop <= out_drop;
+    counted_q <= oq;
+  end
   wire ev = C == 8'h20 || C == 8'h21 ? verdict_valid && verdict_code == 2'd0 && vq  // PKTS_IN_L/C
-          : C == 8'h22 || C == 8'h23 ? shown && !out_drop && oq                     // SENT_PKTS_L/C
+          : C == 8'h22 || C == 8'h23 ? counted && !counted_drop && counted_q        // SENT_PKTS_L/C
           : C == 8'h28 || C == 8'h29 ? verdict_valid && verdict_code == 2'd3 && vq  // DROPPED_ENQ_L/C
-          : shown && out_drop && oq;                                                // DROPPED_AQM_L/C
+          : counted && counted_drop && counted_q;                                   // DROPPED_AQM_L/C
 `include "counters_check.svh"
 `endif
 

@@ -7,9 +7,11 @@
 //!         and the sojourn
 //! Decide  the 2*MTU gate, the three rolls (first <= p', second <= p', first <= k p'), the step
 //!         threshold -> drop, mark or pass (computed with the gate open and shut, the gate choosing
-//!         last); the egress register; counters; w x len for the credit
-//! Out     out_valid until out_ready. A drop goes back to Idle to pick again at the same departure
-//!         time; a sent packet moves the credit (if both queues were backlogged) and starts the link
+//!         last); the egress register; w x len for the credit
+//! Out     out_valid until out_ready; the counters take the registered decision at the first Out
+//!         cycle's edge (so the decision drives a few flip-flops, not the enables of ten counters). A
+//!         drop goes back to Idle to pick again at the same departure time; a sent packet moves the
+//!         credit (if both queues were backlogged) and starts the link
 //! ```
 //! A request that finds both queues empty resets the credit. With `out_ready` held high and the link
 //! model off, a packet leaves every 3 cycles.
@@ -103,6 +105,11 @@ pub struct DualPi2Egress {
     d_frac: DFF<Bits<8>>,
     o_mark: DFF<Bit>,
     o_drop: DFF<Bit>,
+    /// The decision's step mark and overload flag, for the counters.
+    o_step: DFF<Bit>,
+    o_ovl: DFF<Bit>,
+    /// The first Out cycle: the counters take the decision, from these registers, at its edge.
+    count: DFF<Bit>,
     wprod: DFF<Bits<24>>,
     credit_r: DFF<Bits<24>>,
     sent_pkts_l_r: DFF<Bits<32>>,
@@ -165,6 +172,9 @@ impl Logic for DualPi2Egress {
             d_frac,
             o_mark,
             o_drop,
+            o_step,
+            o_ovl,
+            count,
             wprod,
             credit_r,
             sent_pkts_l_r,
@@ -322,34 +332,8 @@ impl Logic for DualPi2Egress {
                 self.wprod.d.next = ((self.pp0.val() + self.pp1.val())
                     + (self.pp2.val() + self.pp3.val()))
                     + ((self.pp4.val() + self.pp5.val()) + self.pp6.val());
-                if self.ovl.val() {
-                    self.overloads_r.d.next = self.overloads_r.q.val() + 1;
-                }
-                if self.drop.val() {
-                    if self.d_l.q.val() {
-                        self.dropped_l_r.d.next = self.dropped_l_r.q.val() + 1;
-                    } else {
-                        self.dropped_c_r.d.next = self.dropped_c_r.q.val() + 1;
-                    }
-                } else if self.d_l.q.val() {
-                    self.sent_pkts_l_r.d.next = self.sent_pkts_l_r.q.val() + 1;
-                    self.sent_bytes_l_r.d.next =
-                        self.sent_bytes_l_r.q.val() + bit_cast::<40, 16>(self.len.val());
-                } else {
-                    self.sent_pkts_c_r.d.next = self.sent_pkts_c_r.q.val() + 1;
-                    self.sent_bytes_c_r.d.next =
-                        self.sent_bytes_c_r.q.val() + bit_cast::<40, 16>(self.len.val());
-                }
-                if self.mark.val() {
-                    if self.d_l.q.val() {
-                        self.marked_l_r.d.next = self.marked_l_r.q.val() + 1;
-                    } else {
-                        self.marked_c_r.d.next = self.marked_c_r.q.val() + 1;
-                    }
-                }
-                if self.step_mark.val() {
-                    self.step_marks_r.d.next = self.step_marks_r.q.val() + 1;
-                }
+                self.o_step.d.next = self.step_mark.val();
+                self.o_ovl.d.next = self.ovl.val();
             }
             DeqState::Out => {
                 if self.out_ready.val() {
@@ -369,6 +353,39 @@ impl Logic for DualPi2Egress {
             }
             _ => {
                 self.state.d.next = DeqState::Idle;
+            }
+        }
+
+        // The counters, at the edge of the first Out cycle, from the registered decision.
+        self.count.d.next = self.state.q.val() == DeqState::Decide;
+        if self.count.q.val() {
+            if self.o_ovl.q.val() {
+                self.overloads_r.d.next = self.overloads_r.q.val() + 1;
+            }
+            if self.o_drop.q.val() {
+                if self.d_l.q.val() {
+                    self.dropped_l_r.d.next = self.dropped_l_r.q.val() + 1;
+                } else {
+                    self.dropped_c_r.d.next = self.dropped_c_r.q.val() + 1;
+                }
+            } else if self.d_l.q.val() {
+                self.sent_pkts_l_r.d.next = self.sent_pkts_l_r.q.val() + 1;
+                self.sent_bytes_l_r.d.next =
+                    self.sent_bytes_l_r.q.val() + bit_cast::<40, 16>(self.len.val());
+            } else {
+                self.sent_pkts_c_r.d.next = self.sent_pkts_c_r.q.val() + 1;
+                self.sent_bytes_c_r.d.next =
+                    self.sent_bytes_c_r.q.val() + bit_cast::<40, 16>(self.len.val());
+            }
+            if self.o_mark.q.val() {
+                if self.d_l.q.val() {
+                    self.marked_l_r.d.next = self.marked_l_r.q.val() + 1;
+                } else {
+                    self.marked_c_r.d.next = self.marked_c_r.q.val() + 1;
+                }
+            }
+            if self.o_step.q.val() {
+                self.step_marks_r.d.next = self.step_marks_r.q.val() + 1;
             }
         }
 
@@ -425,6 +442,7 @@ impl Logic for DualPi2Egress {
         if self.rst.val() {
             self.state.d.next = DeqState::Idle;
             self.chain.d.next = false;
+            self.count.d.next = false;
             self.credit_r.d.next = self.c_reset_credit.val();
         }
     }

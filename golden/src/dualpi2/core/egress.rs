@@ -6,7 +6,8 @@
 //!   chained one after a drop, else the link model's). Idle without `go`: `chain` = 0, and a request
 //!   that finds both heads invalid (link Idle) resets the credit.
 //! - Decide: [`decide`] against the byte backlog of this cycle (the popped packet already out of it);
-//!   the egress register and the departure counters are loaded at its edge.
+//!   the egress register is loaded at its edge, the departure counters at the next one (the first Out
+//!   cycle's), from the registered decision.
 //! - Out: `out_valid` until `out_ready`. At the handshake a drop sets `chain`; a send clears it, adds
 //!   [`credit_change`] to the credit and starts the link model.
 
@@ -57,6 +58,8 @@ pub struct Egress {
     pub credit: i64,
     /// What sending the decided packet adds to the credit, with the weights of the Decide cycle.
     credit_delta: i64,
+    /// The decided packet's counts, set at the Decide edge and taken at the next.
+    count: Option<Count>,
     pub link: LinkModel,
     // Counters, indexed by `qi` (C = 0, L = 1).
     pub sent_pkts: [u32; 2],
@@ -82,6 +85,7 @@ impl Default for Egress {
             decision: None,
             credit: 0,
             credit_delta: 0,
+            count: None,
             link: LinkModel::default(),
             sent_pkts: [0; 2],
             sent_bytes: [0; 2],
@@ -91,6 +95,18 @@ impl Default for Egress {
             overload: 0,
         }
     }
+}
+
+/// What a decided packet adds to the departure counters, at the edge of the first Out cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Count {
+    /// `qi` of the packet's queue.
+    n: usize,
+    drop: bool,
+    mark: bool,
+    step: bool,
+    overload: bool,
+    len: u16,
 }
 
 /// Combinational values of this cycle.
@@ -182,6 +198,21 @@ impl Egress {
     pub fn clock(&mut self, rst: bool, c: &Comb, e: &Env) -> EgressEvents {
         let mut ev = EgressEvents::default();
         let mut start = None;
+        // The previous edge's decision reaches the counters (the first Out cycle).
+        if let Some(c) = self.count.take() {
+            let n = c.n;
+            self.overload = self.overload.wrapping_add(c.overload as u32);
+            if c.drop {
+                self.dropped_aqm[n] = self.dropped_aqm[n].wrapping_add(1);
+            } else {
+                self.sent_pkts[n] = self.sent_pkts[n].wrapping_add(1);
+                self.sent_bytes[n] = (self.sent_bytes[n] + c.len as u64) & TIME_MASK;
+            }
+            if c.mark {
+                self.marked[n] = self.marked[n].wrapping_add(1);
+                self.step_marks = self.step_marks.wrapping_add(c.step as u32);
+            }
+        }
         match self.state {
             State::Idle => {
                 if let Some((q, h)) = c.pop {
@@ -225,24 +256,19 @@ impl Egress {
                     ..*e.params
                 };
                 let d = decide(&vars, &params, e.backlog, &head, e.state);
-                let n = qi(q);
-                self.overload = self.overload.wrapping_add(d.overload as u32);
                 let (drop, ecn) = match d.verdict {
-                    Verdict::Drop(_) => {
-                        self.dropped_aqm[n] = self.dropped_aqm[n].wrapping_add(1);
-                        (true, h.desc.ecn)
-                    }
+                    Verdict::Drop(_) => (true, h.desc.ecn),
                     Verdict::Pass => (false, h.desc.ecn),
-                    Verdict::Mark(rule) => {
-                        self.marked[n] = self.marked[n].wrapping_add(1);
-                        self.step_marks = self.step_marks.wrapping_add((rule == Rule::Step) as u32);
-                        (false, Ecn::Ce.bits())
-                    }
+                    Verdict::Mark(_) => (false, Ecn::Ce.bits()),
                 };
-                if !drop {
-                    self.sent_pkts[n] = self.sent_pkts[n].wrapping_add(1);
-                    self.sent_bytes[n] = (self.sent_bytes[n] + h.desc.len as u64) & TIME_MASK;
-                }
+                self.count = Some(Count {
+                    n: qi(q),
+                    drop,
+                    mark: matches!(d.verdict, Verdict::Mark(_)),
+                    step: d.verdict == Verdict::Mark(Rule::Step),
+                    overload: d.overload,
+                    len: h.desc.len,
+                });
                 self.out = OutReg {
                     len: h.desc.len,
                     ecn,

@@ -1025,3 +1025,21 @@ fn a_request_on_a_descriptor_not_yet_at_the_head_resets_the_credit() {
     b.clk(); // a+3: at the head, picked
     assert_eq!(b.m.egress.state, egress::State::Decide);
 }
+
+#[test]
+fn the_departure_counters_take_a_decision_at_the_first_out_cycles_edge() {
+    let mut b = Bench::new();
+    b.enqueue(100, Ecn::NotEct, 1);
+    b.i.out_ready = true;
+    b.clk(); // t: pick
+    b.i.out_ready = false;
+    b.clk(); // t+1: decide
+    assert!(b.out().out_valid && !b.out().out_drop);
+    // A read in t+2 (out_valid held, no handshake) has the values of t+2: not yet counted.
+    assert_eq!(b.reg(addr::SENT_PKTS_C), 0);
+    // t+3 on, whatever out_ready does.
+    assert!(b.out().out_valid);
+    assert_eq!(b.reg(addr::SENT_PKTS_C), 1);
+    assert_eq!(b.reg(addr::SENT_BYTES_C_LO), 100);
+    assert_eq!(b.reg(addr::SENT_PKTS_L), 0);
+}
