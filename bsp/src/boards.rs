@@ -18,11 +18,14 @@ pub struct TopFiles {
     pub pcf: String,
 }
 
-/// The PIE card's core clock, ns per cycle: 62.5 MHz. The card closes timing at 68 to 74 MHz
-/// (the bitstream reports since 2026-12-05), and the PLL gives 62.5 or 66.7 MHz from 100, not between.
+/// The PIE card's core clock, ns per cycle: 62.5 MHz. The card closes timing at 68 to 74 MHz (the
+/// bitstream reports since 2026-12-05; 70.2 MHz at this target); the next whole-ns step, 15 ns
+/// (66.7 MHz), would leave too little margin for the seeds.
 pub const PIE_NSPC: u64 = 16;
-/// The DualPI2 card's core clock, ns per cycle: 40 MHz. The card closes timing at 50 to 54 MHz, too
-/// close to 50 MHz, the PLL's next step, to hold it on every seed.
+/// The DualPI2 card's core clock, ns per cycle: 40 MHz. The card closes timing at 59.8 MHz at this
+/// target (2026-12-06). At 50 MHz (20 ns) seeds 2 and 3 routed in 158 and 171 s (59.5 and 58.8 MHz),
+/// but the default seed had not routed after 400 s (5849 overused wires, not falling), so every build
+/// would first spend the flow's 600 s limit on it.
 pub const DUALPI2_NSPC: u64 = 25;
 
 /// One line card: its core, its core clock, its board top (PLL, 1 Mbaud) and the same logic for

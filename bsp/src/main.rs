@@ -211,7 +211,7 @@ fn bench_table(target: Target, built: &[(String, FlowReport)]) -> Result<String,
         let fmax = r.best_fmax();
         let clock = r.clocks.iter().map(|c| c.target_mhz).fold(0.0, f64::max);
         s.push_str(&format!(
-            "| {} | {name} | {} / {} | {} / {} | {fmax:.1} | {clock:.0} | {} | {:.2} / {:.2} | {:.1} / {:.1} | {:.0} |\n",
+            "| {} | {name} | {} / {} | {} / {} | {fmax:.1} | {clock:.1} | {} | {:.2} / {:.2} | {:.1} / {:.1} | {:.0} |\n",
             target.name(),
             r.lcs,
             r.lcs_total,
