@@ -1,8 +1,10 @@
 //! The line card's bitstream builds and meets timing at the core clock: PIE and DualPI2 for board
 //! revision 1, and the PIE card's netlist takes revision 2's pins (the revisions differ only in the LED
 //! pins, so a second place and route would test nothing new: `scripts/bitstream --rev v2` builds it);
-//! and the PIE core alone on the ECP5. Each card takes nextpnr about four to seven minutes on a loaded
-//! 2-core machine (the PIE card at 80 % of the logic cells, DualPI2 at 81 %).
+//! and the PIE core alone on the ECP5. Each card meets timing at its own core clock
+//! (`aqm_bsp::boards`: PIE 62.5 MHz, DualPI2 40). On a loaded 2-core machine nextpnr took 1 to 2 minutes
+//! for the PIE card and 4 to 5 for DualPI2 (2026-12-06, both at 81 % of the logic cells), when its
+//! default seed routes: at this fill a small change to the netlist can stall a seed.
 
 use aqm_bsp::flow::{build, build_ecp5, check_pins, FlowReport};
 use aqm_bsp::top::BoardRev;
