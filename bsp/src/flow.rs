@@ -469,7 +469,7 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
     let name = card_name(core, rev);
     let dir = out.join(&name);
     write_board_top(core, rev, &dir)?;
-    let mhz = crate::boards::board(core).clock_mhz();
+    let mhz = board(core).clock_mhz();
     let mut r = FlowReport {
         dir: dir.clone(),
         device: format!(

@@ -58,8 +58,9 @@ pub struct Egress {
     pub credit: i64,
     /// What sending the decided packet adds to the credit, with the weights of the Decide cycle.
     credit_delta: i64,
-    /// The decided packet's counts, set at the Decide edge and taken at the next.
-    count: Option<Count>,
+    /// Set at the Decide edge: at the next edge the counters take the decision from the egress
+    /// register (`out`) and `decision`, which hold it until the next Decide.
+    counting: bool,
     pub link: LinkModel,
     // Counters, indexed by `qi` (C = 0, L = 1).
     pub sent_pkts: [u32; 2],
@@ -85,7 +86,7 @@ impl Default for Egress {
             decision: None,
             credit: 0,
             credit_delta: 0,
-            count: None,
+            counting: false,
             link: LinkModel::default(),
             sent_pkts: [0; 2],
             sent_bytes: [0; 2],
@@ -95,18 +96,6 @@ impl Default for Egress {
             overload: 0,
         }
     }
-}
-
-/// What a decided packet adds to the departure counters, at the edge of the first Out cycle.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Count {
-    /// `qi` of the packet's queue.
-    n: usize,
-    drop: bool,
-    mark: bool,
-    step: bool,
-    overload: bool,
-    len: u16,
 }
 
 /// Combinational values of this cycle.
@@ -199,18 +188,20 @@ impl Egress {
         let mut ev = EgressEvents::default();
         let mut start = None;
         // The previous edge's decision reaches the counters (the first Out cycle).
-        if let Some(c) = self.count.take() {
-            let n = c.n;
-            self.overload = self.overload.wrapping_add(c.overload as u32);
-            if c.drop {
-                self.dropped_aqm[n] = self.dropped_aqm[n].wrapping_add(1);
-            } else {
-                self.sent_pkts[n] = self.sent_pkts[n].wrapping_add(1);
-                self.sent_bytes[n] = (self.sent_bytes[n] + c.len as u64) & TIME_MASK;
-            }
-            if c.mark {
-                self.marked[n] = self.marked[n].wrapping_add(1);
-                self.step_marks = self.step_marks.wrapping_add(c.step as u32);
+        if std::mem::take(&mut self.counting) {
+            if let Some(d) = self.decision {
+                let (n, o) = (qi(queue_of(self.out.queue)), self.out);
+                self.overload = self.overload.wrapping_add(d.overload as u32);
+                if o.drop {
+                    self.dropped_aqm[n] = self.dropped_aqm[n].wrapping_add(1);
+                } else {
+                    self.sent_pkts[n] = self.sent_pkts[n].wrapping_add(1);
+                    self.sent_bytes[n] = (self.sent_bytes[n] + o.len as u64) & TIME_MASK;
+                }
+                if let Verdict::Mark(rule) = d.verdict {
+                    self.marked[n] = self.marked[n].wrapping_add(1);
+                    self.step_marks = self.step_marks.wrapping_add((rule == Rule::Step) as u32);
+                }
             }
         }
         match self.state {
@@ -261,14 +252,7 @@ impl Egress {
                     Verdict::Pass => (false, h.desc.ecn),
                     Verdict::Mark(_) => (false, Ecn::Ce.bits()),
                 };
-                self.count = Some(Count {
-                    n: qi(q),
-                    drop,
-                    mark: matches!(d.verdict, Verdict::Mark(_)),
-                    step: d.verdict == Verdict::Mark(Rule::Step),
-                    overload: d.overload,
-                    len: h.desc.len,
-                });
+                self.counting = true;
                 self.out = OutReg {
                     len: h.desc.len,
                     ecn,
