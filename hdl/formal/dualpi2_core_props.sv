@@ -13,8 +13,8 @@
 //            departure names queue 1
 //   QUEUE    shadow counts per queue q = enqueue verdicts - departures (sent or dropped at dequeue):
 //            no departure from a queue whose count is 0, each count <= HW_QUEUE_CAPACITY = 512, and no
-//            stall: with out_ready high and packets queued, a packet leaves within 2 cycles of being
-//            counted (pick, decide, out)
+//            stall: with packets queued (and the link model off) a packet is shown in every cycle, so
+//            with out_ready high one leaves in every cycle
 //   LIMIT    no enqueue takes the two queues beyond the LIMIT in effect: the count stage V admits
 //            against (the contract's, followed through the pops) is below its cycle's LIMIT; with the
 //            limits cut (dualpi2_core_props.limit.ys) and any LIMIT in range in any cycle
@@ -26,9 +26,9 @@
 //   SEED     the PRNG state, read as SEED_LO and SEED_HI, is never zero, whatever the seed writes
 //   COUNTERS one counter (PKTS_IN_L/C, SENT_PKTS_L/C, DROPPED_ENQ_L/C, DROPPED_AQM_L/C) read back
 //            equals the count of its events since reset or the last CONTROL clear, 32 bits wrapping:
-//            verdicts count from their verdict cycle, departures (sent or dropped) from the cycle after
-//            the first one their out_valid is high; a clear of cycle w empties it at the edge of w+1
-//            and wins there
+//            verdicts count from their verdict cycle, departures (sent or dropped) from two cycles
+//            after their departure cycle; a clear of cycle w empties it at the edge of w+1 and wins
+//            there
 //   REGS     one register (ID, CAPACITY or a parameter 0x10-0x1C) read back: its reset value after reset,
 //            an accepted write's value from w+PARAM_CYCLES (40), unchanged by a rejected write
 //   COVER    verdicts into L and into C; a departure; a Classic drop, an L mark, a Classic mark of
@@ -172,27 +172,11 @@ module dualpi2_core_props (
       q_l <= q_l + {11'd0, enq && verdict_queue} - {11'd0, departure && out_queue};
       q_c <= q_c + {11'd0, enq && !verdict_queue} - {11'd0, departure && !out_queue};
     end
-`ifdef POPS
-  // The packet popped and not yet departed (one in flight: pick -> decide -> out), its queue and len.
-  reg fl_on = 1'b0, fl_q = 1'b0;
-  reg [15:0] fl_len = 16'd0;
-  always @(posedge clock)
-    if (init) fl_on <= 1'b0;
-    else if (pop_l || pop_c) begin
-      fl_on <= 1'b1;
-      fl_q <= pop_l;
-      fl_len <= pop_len;
-    end else if (departure) fl_on <= 1'b0;
-`endif
-
 `ifdef QUEUE
-  reg [3:0] wait_n = 4'd0;
-  always @(posedge clock)
-    wait_n <= (!init && out_ready && (q_l != 12'd0 || q_c != 12'd0) && !out_valid) ? wait_n + 4'd1 : 4'd0;
   always @(*) if (!init) begin
     if (out_valid) assert (out_queue ? q_l != 12'd0 : q_c != 12'd0);
     assert (q_l <= 12'd512 && q_c <= 12'd512);
-    assert (wait_n <= 4'd2);
+    if (q_l != 12'd0 || q_c != 12'd0) assert (out_valid);
   end
 `endif
 
@@ -219,7 +203,7 @@ module dualpi2_core_props (
   always @(posedge clock) if (age != 2'd2) age <= age + 2'd1;
   always @(*) if (age == 2'd2) begin
     if (enq) assert (admitted < lim_seen);
-    assert (cnt + {11'd0, fl_on} == q_l + q_c);
+    assert (cnt == q_l + q_c);
   end
 `endif
 
@@ -227,9 +211,9 @@ module dualpi2_core_props (
   // Shadow byte backlogs per queue: + the len of each enqueued descriptor (its verdict's), - the len
   // of each pop. The core counts a push from its verdict cycle (pushed the cycle before) and a pop of
   // cycle t from t+1 (DUALPI2-CORE.md): its backlog of cycle c = the shadow + the len of an enqueue
-  // verdict of cycle c into that queue, compared in every cycle. A pop is the packet the next
-  // departure shows (one in flight, pick -> decide -> out), with its queue and len: so the backlog is
-  // the sum of the lens enqueued and not yet popped. A BACKLOG_BYTES_L/C read in cycle r returns
+  // verdict of cycle c into that queue, compared in every cycle. A pop is the departure of its cycle
+  // (the egress shows ahead), with its queue and len: so the backlog is the sum of the lens enqueued
+  // and not yet departed. A BACKLOG_BYTES_L/C read in cycle r returns
   // the backlog of r in r+1.
 `ifdef MUT_BYTES_SHORT
   wire [15:0] enq_len = sh_len1 - {15'd0, verdict_tag == 16'h0042};
@@ -250,8 +234,8 @@ module dualpi2_core_props (
   always @(*) if (!init) begin
     assert (hw_bytes_l == now_l && hw_bytes_c == now_c);
     assert (!(pop_l && pop_c));
-    if (pop_l || pop_c) assert (!fl_on || departure);
-    if (departure) assert (fl_on && out_queue == fl_q && out_len == fl_len);
+    assert ((pop_l || pop_c) == departure);
+    if (departure) assert (pop_l == out_queue && pop_len == out_len);
   end
 `endif
 
@@ -268,19 +252,19 @@ module dualpi2_core_props (
 `ifdef COUNTERS
   (* anyconst *) reg [7:0] C;
   always @(*) assume (C >= 8'h20 && C <= 8'h23 || C >= 8'h28 && C <= 8'h2B);
-  // A packet's egress counters change at the edge of the first cycle of its out_valid, visible in the
-  // cycle after it.
-  reg hold = 1'b0;
-  always @(posedge clock) hold <= out_valid && !out_ready && !init;
-  wire shown = out_valid && !hold;
+  // A departure's egress counters count it at the edge after its cycle: visible two cycles after it.
   // Even addresses count L (queue 1), odd ones C.
   wire vq = verdict_queue == !C[0];
   wire oq = out_queue == !C[0];
+  reg dep1 = 1'b0, dep1_drop = 1'b0, dep1_q = 1'b0;
   reg counted = 1'b0, counted_drop = 1'b0, counted_q = 1'b0;
   always @(posedge clock) begin
-    counted <= shown && !init;
-    counted_drop <= out_drop;
-    counted_q <= oq;
+    dep1 <= departure && !init;
+    dep1_drop <= out_drop;
+    dep1_q <= oq;
+    counted <= dep1;
+    counted_drop <= dep1_drop;
+    counted_q <= dep1_q;
   end
   wire ev = C == 8'h20 || C == 8'h21 ? verdict_valid && verdict_code == 2'd0 && vq  // PKTS_IN_L/C
           : C == 8'h22 || C == 8'h23 ? counted && !counted_drop && counted_q        // SENT_PKTS_L/C

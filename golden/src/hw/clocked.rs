@@ -15,9 +15,9 @@ pub trait ClockedCore {
     fn peek(&mut self, i: &CoreInputs) -> CoreOutputs;
     /// The outputs of a cycle with these inputs, then its rising edge.
     fn step(&mut self, i: &CoreInputs) -> CoreOutputs;
-    /// The decision behind the packet on the egress stream, if the model can tell (the golden DualPI2
-    /// model can; the RTL's ports do not carry it).
-    fn egress_decision(&self) -> Option<Decision> {
+    /// The decision behind the packet on the egress stream in a cycle with these inputs, if the model
+    /// can tell (the golden DualPI2 model can; the RTL's ports do not carry it).
+    fn egress_decision(&self, _i: &CoreInputs) -> Option<Decision> {
         None
     }
     /// What the model went through so far, counter by counter, if it counts (the golden models do).
@@ -42,8 +42,8 @@ impl<C: ClockedCore + ?Sized> ClockedCore for Box<C> {
     fn step(&mut self, i: &CoreInputs) -> CoreOutputs {
         (**self).step(i)
     }
-    fn egress_decision(&self) -> Option<Decision> {
-        (**self).egress_decision()
+    fn egress_decision(&self, i: &CoreInputs) -> Option<Decision> {
+        (**self).egress_decision(i)
     }
     fn coverage(&self) -> Vec<(String, u64)> {
         (**self).coverage()
@@ -63,8 +63,8 @@ impl ClockedCore for DualPi2CoreModel {
     fn step(&mut self, i: &CoreInputs) -> CoreOutputs {
         DualPi2CoreModel::step(self, i)
     }
-    fn egress_decision(&self) -> Option<Decision> {
-        DualPi2CoreModel::egress_decision(self)
+    fn egress_decision(&self, i: &CoreInputs) -> Option<Decision> {
+        DualPi2CoreModel::egress_decision(self, i)
     }
     fn coverage(&self) -> Vec<(String, u64)> {
         self.coverage.counts()

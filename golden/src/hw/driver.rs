@@ -379,7 +379,7 @@ impl<C: ClockedCore> EventDriver<C> {
                     sojourn_ns: o.out_sojourn & TIME_MASK,
                     queue: queue_of(o.out_queue),
                     drop: o.out_drop,
-                    decision: self.core.egress_decision(),
+                    decision: self.core.egress_decision(&self.i),
                 };
                 self.cycle();
                 return Ok(Some(beat));

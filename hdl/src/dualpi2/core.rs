@@ -88,7 +88,7 @@ core_logic! {
             self.egress.head_c.next = self.queue_c.head_data.val();
             self.egress.bytes_l.next = self.ingress.bytes_l.val();
             self.egress.bytes_c.next = self.ingress.bytes_c.val();
-            self.egress.rnd_state.next = self.prng.state.val();
+            self.egress.rnd_word.next = self.prng.word.val();
             self.egress.prob.next = self.ctrl.prob.val();
             self.egress.kp.next = self.ctrl.kp.val();
             self.egress.overload.next = self.ctrl.overload.val();

@@ -1,34 +1,23 @@
 //! DualPI2's dequeue side: the WRR scheduler, the per-packet decision at dequeue and the link model
 //! (spec/dualpi2.md, "Per-packet decision at dequeue" and "Scheduler"; timing in hdl/DUALPI2-CORE.md).
 //!
-//! ```text
-//! Idle    out_ready (a dequeue request), the link free, a packet at a head: pick the queue by credit,
-//!         pop it, step the random generator, latch the departure time (kept through a chain of drops)
-//!         and the sojourn
-//! Decide  the 2*MTU gate, the three rolls (first <= p', second <= p', first <= k p'), the step
-//!         threshold -> drop, mark or pass (computed with the gate open and shut, the gate choosing
-//!         last); the egress register; w x len for the credit
-//! Out     out_valid until out_ready; the counters take the registered decision at the first Out
-//!         cycle's edge (so the decision drives a few flip-flops, not the enables of ten counters). A
-//!         drop goes back to Idle to pick again at the same departure time; a sent packet moves the
-//!         credit (if both queues were backlogged) and starts the link
-//! ```
-//! A request that finds both queues empty resets the credit. With `out_ready` held high and the link
-//! model off, a packet leaves every 3 cycles.
+//! The egress shows ahead: in every cycle in which the link model is Idle and a queue has a head,
+//! `out_valid` is high and the stream carries the packet that a dequeue in this cycle gets, decided
+//! from this cycle's state: the queue the credit picks, its head, the departure time (kept through a
+//! chain of drops), the sojourn, the 2*MTU gate (the backlog without the head), the three rolls of the
+//! generator's next word (first <= p', second <= p', first <= k p') and the step threshold. `out_ready`
+//! is the request and the handshake at once: at the edge it pops the queue, steps the generator, moves
+//! the credit (a sent packet while both queues were backlogged), starts the link model (a sent packet)
+//! and registers the decision for the counters, which count it at the next edge (so the decision drives
+//! a few flip-flops, not the enables of ten counters). With `out_ready` held high and the link model
+//! off, a packet leaves every cycle.
 
-use crate::arith::AddSub;
+use crate::arith::{AddSub, Csa};
 use crate::konst::K;
 use crate::link::LinkModel;
 use aqm_golden::dualpi2::params::HARDWARE_PARAMS;
 use aqm_golden::dualpi2::scheduler::initial_credit;
 use rust_hdl::prelude::*;
-
-#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
-pub enum DeqState {
-    Idle,
-    Decide,
-    Out,
-}
 
 #[derive(LogicBlock, Default)]
 pub struct DualPi2Egress {
@@ -45,10 +34,9 @@ pub struct DualPi2Egress {
     pub pop_len: Signal<Out, Bits<16>>,
     pub bytes_l: Signal<In, Bits<22>>,
     pub bytes_c: Signal<In, Bits<22>>,
-    // The random generator: a pick takes its next word, which is then its state while the packet is
-    // decided.
+    /// The random generator: the shown packet is decided with its next word, which a dequeue takes.
     pub rnd_take: Signal<Out, Bit>,
-    pub rnd_state: Signal<In, Bits<64>>,
+    pub rnd_word: Signal<In, Bits<64>>,
     // The controller.
     pub prob: Signal<In, Bits<32>>,
     pub kp: Signal<In, Bits<40>>,
@@ -87,30 +75,28 @@ pub struct DualPi2Egress {
     pub overloads: Signal<Out, Bits<32>>,
     pub link_free: Signal<Out, Bits<40>>,
     pub link_busy: Signal<Out, Bit>,
-    /// The FSM is working or about to start, or the link model computes a transmission.
+    /// A dequeue this cycle, a decision not yet counted, or the link model computing a transmission.
     pub busy: Signal<Out, Bit>,
 
     link: LinkModel,
-    /// L + C - 2 MTU, whose sign is the 2 MTU gate: one carry chain (the backlogs are below 2^22, so the
+    /// L + C - (2 MTU - 1) in carry-save form, then less the head's length in one chain: the sign of
+    /// `gate` is the 2 MTU gate on the backlog without the head (the backlogs are below 2^22, so the
     /// 24-bit result keeps its sign).
+    backlog: Csa<24>,
     gate: AddSub<24>,
-    state: DFF<DeqState>,
+    /// The previous dequeue was a drop: the next one, if in the very next cycle, keeps its departure
+    /// time.
     chain: DFF<Bit>,
-    d_desc: DFF<Bits<75>>,
-    d_l: DFF<Bit>,
-    d_both: DFF<Bit>,
     d_dep: DFF<Bits<40>>,
-    /// The picked packet's sojourn, (departure time - ts) mod 2^40, computed at the pick.
-    soj_r: DFF<Bits<40>>,
     d_frac: DFF<Bits<8>>,
+    /// The dequeued packet's decision, for the counters at the next edge.
+    count: DFF<Bit>,
+    o_l: DFF<Bit>,
+    o_len: DFF<Bits<16>>,
     o_mark: DFF<Bit>,
     o_drop: DFF<Bit>,
-    /// The decision's step mark and overload flag, for the counters.
     o_step: DFF<Bit>,
     o_ovl: DFF<Bit>,
-    /// The first Out cycle: the counters take the decision, from these registers, at its edge.
-    count: DFF<Bit>,
-    wprod: DFF<Bits<24>>,
     credit_r: DFF<Bits<24>>,
     sent_pkts_l_r: DFF<Bits<32>>,
     sent_pkts_c_r: DFF<Bits<32>>,
@@ -123,13 +109,16 @@ pub struct DualPi2Egress {
     step_marks_r: DFF<Bits<32>>,
     overloads_r: DFF<Bits<32>>,
     // Combinational helpers.
-    go: Signal<Local, Bit>,
+    avail: Signal<Local, Bit>,
+    deq: Signal<Local, Bit>,
     pick_l: Signal<Local, Bit>,
     head: Signal<Local, Bits<75>>,
     len: Signal<Local, Bits<16>>,
     ecn: Signal<Local, Bits<2>>,
     ect: Signal<Local, Bit>,
     dep: Signal<Local, Bits<40>>,
+    frac: Signal<Local, Bits<8>>,
+    soj: Signal<Local, Bits<40>>,
     gated: Signal<Local, Bit>,
     ovl: Signal<Local, Bit>,
     first: Signal<Local, Bits<32>>,
@@ -152,6 +141,7 @@ pub struct DualPi2Egress {
     pp4: Signal<Local, Bits<24>>,
     pp5: Signal<Local, Bits<24>>,
     pp6: Signal<Local, Bits<24>>,
+    wprod: Signal<Local, Bits<24>>,
     c_hundred: K<7, 100>,
     c_reset_credit: K<24, { (initial_credit(&HARDWARE_PARAMS) as u64) & ((1 << 24) - 1) }>,
 }
@@ -162,20 +152,16 @@ impl Logic for DualPi2Egress {
         dff_setup!(
             self,
             clock,
-            state,
             chain,
-            d_desc,
-            d_l,
-            d_both,
             d_dep,
-            soj_r,
             d_frac,
+            count,
+            o_l,
+            o_len,
             o_mark,
             o_drop,
             o_step,
             o_ovl,
-            count,
-            wprod,
             credit_r,
             sent_pkts_l_r,
             sent_pkts_c_r,
@@ -189,54 +175,47 @@ impl Logic for DualPi2Egress {
             overloads_r
         );
         clock!(self, clock, link);
-        self.link.rst.next = self.rst.val();
-        self.link.now40.next = self.now40.val();
-        self.link.link_bt.next = self.link_bt.val();
-        self.link.start.next = false;
-        self.link.start_len.next = self.d_desc.q.val().get_bits::<16>(0);
-        self.link.start_dep.next = self.d_dep.q.val();
-        self.link.start_frac.next = self.d_frac.q.val();
 
-        // Idle: pick. L while the credit is <= 0 (or C is empty).
-        self.go.next = (self.state.q.val() == DeqState::Idle)
-            & self.out_ready.val()
-            & self.link.idle.val()
-            & (self.hv_l.val() | self.hv_c.val());
+        // The packet a dequeue now gets: L while the credit is <= 0 (or C is empty).
+        self.avail.next = self.link.idle.val() & (self.hv_l.val() | self.hv_c.val());
+        self.deq.next = self.avail.val() & self.out_ready.val();
         self.pick_l.next = self.hv_l.val()
             & (!self.hv_c.val() | self.credit_r.q.val().get_bit(23) | !self.credit_r.q.val().any());
         self.head.next = self.head_c.val();
         if self.pick_l.val() {
             self.head.next = self.head_l.val();
         }
-        self.pop_l.next = self.go.val() & self.pick_l.val();
-        self.pop_c.next = self.go.val() & !self.pick_l.val();
-        self.pop_len.next = self.head.val().get_bits::<16>(0);
-        // The departure time of the pick: kept through a chain of drops, else the link model's.
+        self.len.next = self.head.val().get_bits::<16>(0);
+        self.ecn.next = self.head.val().get_bits::<2>(16);
+        self.ect.next = self.ecn.val().any();
+        // Its departure time: kept through a chain of drops, else the link model's.
         self.dep.next = self.link.dep.val();
+        self.frac.next = self.link.dep_frac.val();
         if self.chain.q.val() {
             self.dep.next = self.d_dep.q.val();
+            self.frac.next = self.d_frac.q.val();
         }
-        self.rnd_take.next = self.go.val();
+        self.soj.next = self.dep.val() - self.head.val().get_bits::<40>(34);
 
-        // Decide, from the registers of the pick.
-        self.len.next = self.d_desc.q.val().get_bits::<16>(0);
-        self.ecn.next = self.d_desc.q.val().get_bits::<2>(16);
-        self.ect.next = self.ecn.val().any();
-        self.gate.a.next = bit_cast::<24, 22>(self.bytes_l.val());
-        self.gate.b.next = bit_cast::<24, 22>(self.bytes_c.val());
-        self.gate.c.next = bit_cast::<24, 11>(self.mtu.val()) << 1;
+        // The 2 MTU gate, on the backlog without the head.
+        self.backlog.a.next = bit_cast::<24, 22>(self.bytes_l.val());
+        self.backlog.b.next = bit_cast::<24, 22>(self.bytes_c.val());
+        self.backlog.c.next = !((bit_cast::<24, 11>(self.mtu.val()) << 1) - 1);
+        self.gate.a.next = self.backlog.s.val();
+        self.gate.b.next = self.backlog.k.val() << 1;
+        self.gate.c.next = bit_cast::<24, 16>(self.len.val());
         self.gated.next = self.gate.sum.val().get_bit(23);
-        self.first.next = self.rnd_state.val().get_bits::<32>(0);
-        self.second.next = self.rnd_state.val().get_bits::<32>(32);
+        // The rolls.
+        self.first.next = self.rnd_word.val().get_bits::<32>(0);
+        self.second.next = self.rnd_word.val().get_bits::<32>(32);
         self.squared.next =
             (self.first.val() <= self.prob.val()) & (self.second.val() <= self.prob.val());
         self.coupled.next = bit_cast::<40, 32>(self.first.val()) <= self.kp.val();
         // The decision with the 2 MTU gate open (the coupled part and then the step threshold) and
-        // with it shut (the step threshold alone), from registers only; the gate, a carry chain from
-        // the backlogs, chooses last.
+        // with it shut (the step threshold alone); the gate chooses last.
         self.c_drop.next = false;
         self.c_mark.next = false;
-        if !self.d_l.q.val() {
+        if !self.pick_l.val() {
             // Classic: p'^2; a drop if Not-ECT or in overload.
             if self.squared.val() {
                 self.c_drop.next = self.overload.val() | !self.ect.val();
@@ -252,9 +231,9 @@ impl Logic for DualPi2Egress {
             self.c_mark.next = self.ect.val();
         }
         // The L queue's step threshold, for L packets the coupled part left alone.
-        self.step_hit.next = self.d_l.q.val()
-            & self.d_desc.q.val().get_bit(74)
-            & (self.soj_r.q.val() > bit_cast::<40, 30>(self.step_ns.val()));
+        self.step_hit.next = self.pick_l.val()
+            & self.head.val().get_bit(74)
+            & (self.soj.val() > bit_cast::<40, 30>(self.step_ns.val()));
         self.step.next = self.step_hit.val() & !self.c_drop.val() & !self.c_mark.val();
         self.drop.next = self.c_drop.val() | (self.step.val() & !self.ect.val());
         self.mark.next = self.c_mark.val() | (self.step.val() & self.ect.val());
@@ -269,7 +248,7 @@ impl Logic for DualPi2Egress {
 
         // w x len for the credit: wc for L, wl = 100 - wc for C (7 x 16 bits, a tree of adders).
         self.w.next = self.c_hundred.val() - self.wc.val();
-        if self.d_l.q.val() {
+        if self.pick_l.val() {
             self.w.next = self.wc.val();
         }
         self.len24.next = bit_cast::<24, 16>(self.len.val());
@@ -301,84 +280,68 @@ impl Logic for DualPi2Egress {
         if self.w.val().get_bit(6) {
             self.pp6.next = self.len24.val() << 6;
         }
+        self.wprod.next = ((self.pp0.val() + self.pp1.val()) + (self.pp2.val() + self.pp3.val()))
+            + ((self.pp4.val() + self.pp5.val()) + self.pp6.val());
 
-        match self.state.q.val() {
-            DeqState::Idle => {
-                if self.go.val() {
-                    self.state.d.next = DeqState::Decide;
-                    self.d_desc.d.next = self.head.val();
-                    self.d_l.d.next = self.pick_l.val();
-                    self.d_both.d.next = self.hv_l.val() & self.hv_c.val();
-                    self.d_dep.d.next = self.dep.val();
-                    self.soj_r.d.next = self.dep.val() - self.head.val().get_bits::<40>(34);
-                    if !self.chain.q.val() {
-                        self.d_frac.d.next = self.link.dep_frac.val();
-                    }
+        // The dequeue: pop, take the word, count at the next edge; a drop chains the next dequeue to
+        // this departure time, a send moves the credit and starts the link.
+        self.pop_l.next = self.deq.val() & self.pick_l.val();
+        self.pop_c.next = self.deq.val() & !self.pick_l.val();
+        self.pop_len.next = self.len.val();
+        self.rnd_take.next = self.deq.val();
+        self.link.rst.next = self.rst.val();
+        self.link.now40.next = self.now40.val();
+        self.link.link_bt.next = self.link_bt.val();
+        self.link.start.next = self.deq.val() & !self.drop.val();
+        self.link.start_len.next = self.len.val();
+        self.link.start_dep.next = self.dep.val();
+        self.link.start_frac.next = self.frac.val();
+        self.count.d.next = self.deq.val();
+        self.chain.d.next = self.deq.val() & self.drop.val();
+        if self.deq.val() {
+            self.d_dep.d.next = self.dep.val();
+            self.d_frac.d.next = self.frac.val();
+            self.o_l.d.next = self.pick_l.val();
+            self.o_len.d.next = self.len.val();
+            self.o_mark.d.next = self.mark.val();
+            self.o_drop.d.next = self.drop.val();
+            self.o_step.d.next = self.step_mark.val();
+            self.o_ovl.d.next = self.ovl.val();
+            if !self.drop.val() & self.hv_l.val() & self.hv_c.val() {
+                if self.pick_l.val() {
+                    self.credit_r.d.next = self.credit_r.q.val() + self.wprod.val();
                 } else {
-                    self.chain.d.next = false;
-                    if self.out_ready.val()
-                        & self.link.idle.val()
-                        & !self.hv_l.val()
-                        & !self.hv_c.val()
-                    {
-                        self.credit_r.d.next = self.init_credit.val();
-                    }
+                    self.credit_r.d.next = self.credit_r.q.val() - self.wprod.val();
                 }
-            }
-            DeqState::Decide => {
-                self.state.d.next = DeqState::Out;
-                self.o_mark.d.next = self.mark.val();
-                self.o_drop.d.next = self.drop.val();
-                self.wprod.d.next = ((self.pp0.val() + self.pp1.val())
-                    + (self.pp2.val() + self.pp3.val()))
-                    + ((self.pp4.val() + self.pp5.val()) + self.pp6.val());
-                self.o_step.d.next = self.step_mark.val();
-                self.o_ovl.d.next = self.ovl.val();
-            }
-            DeqState::Out => {
-                if self.out_ready.val() {
-                    self.state.d.next = DeqState::Idle;
-                    self.chain.d.next = self.o_drop.q.val();
-                    if !self.o_drop.q.val() {
-                        self.link.start.next = true;
-                        if self.d_both.q.val() {
-                            if self.d_l.q.val() {
-                                self.credit_r.d.next = self.credit_r.q.val() + self.wprod.q.val();
-                            } else {
-                                self.credit_r.d.next = self.credit_r.q.val() - self.wprod.q.val();
-                            }
-                        }
-                    }
-                }
-            }
-            _ => {
-                self.state.d.next = DeqState::Idle;
             }
         }
+        // A request that finds both queues empty (the link Idle) resets the credit.
+        if self.out_ready.val() & self.link.idle.val() & !self.hv_l.val() & !self.hv_c.val() {
+            self.credit_r.d.next = self.init_credit.val();
+        }
 
-        // The counters, at the edge of the first Out cycle, from the registered decision.
-        self.count.d.next = self.state.q.val() == DeqState::Decide;
+        // The counters, at the edge after the dequeue, from the registered decision.
         if self.count.q.val() {
             if self.o_ovl.q.val() {
                 self.overloads_r.d.next = self.overloads_r.q.val() + 1;
             }
             if self.o_drop.q.val() {
-                if self.d_l.q.val() {
+                if self.o_l.q.val() {
                     self.dropped_l_r.d.next = self.dropped_l_r.q.val() + 1;
                 } else {
                     self.dropped_c_r.d.next = self.dropped_c_r.q.val() + 1;
                 }
-            } else if self.d_l.q.val() {
+            } else if self.o_l.q.val() {
                 self.sent_pkts_l_r.d.next = self.sent_pkts_l_r.q.val() + 1;
                 self.sent_bytes_l_r.d.next =
-                    self.sent_bytes_l_r.q.val() + bit_cast::<40, 16>(self.len.val());
+                    self.sent_bytes_l_r.q.val() + bit_cast::<40, 16>(self.o_len.q.val());
             } else {
                 self.sent_pkts_c_r.d.next = self.sent_pkts_c_r.q.val() + 1;
                 self.sent_bytes_c_r.d.next =
-                    self.sent_bytes_c_r.q.val() + bit_cast::<40, 16>(self.len.val());
+                    self.sent_bytes_c_r.q.val() + bit_cast::<40, 16>(self.o_len.q.val());
             }
             if self.o_mark.q.val() {
-                if self.d_l.q.val() {
+                if self.o_l.q.val() {
                     self.marked_l_r.d.next = self.marked_l_r.q.val() + 1;
                 } else {
                     self.marked_c_r.d.next = self.marked_c_r.q.val() + 1;
@@ -389,24 +352,23 @@ impl Logic for DualPi2Egress {
             }
         }
 
-        self.out_valid.next = self.state.q.val() == DeqState::Out;
+        self.out_valid.next = self.avail.val();
         self.out_len.next = 0.into();
         self.out_ecn.next = 0.into();
         self.out_tag.next = 0.into();
         self.out_sojourn.next = 0.into();
         self.out_queue.next = false;
         self.out_drop.next = false;
-        // In Out the packet's fields are still those latched at its pick.
-        if self.state.q.val() == DeqState::Out {
+        if self.avail.val() {
             self.out_len.next = self.len.val();
             self.out_ecn.next = self.ecn.val();
-            if self.o_mark.q.val() {
+            if self.mark.val() {
                 self.out_ecn.next = 3.into();
             }
-            self.out_tag.next = self.d_desc.q.val().get_bits::<16>(18);
-            self.out_sojourn.next = self.soj_r.q.val();
-            self.out_queue.next = self.d_l.q.val();
-            self.out_drop.next = self.o_drop.q.val();
+            self.out_tag.next = self.head.val().get_bits::<16>(18);
+            self.out_sojourn.next = self.soj.val();
+            self.out_queue.next = self.pick_l.val();
+            self.out_drop.next = self.drop.val();
         }
         self.credit.next = self.credit_r.q.val();
         self.sent_pkts_l.next = self.sent_pkts_l_r.q.val();
@@ -421,8 +383,7 @@ impl Logic for DualPi2Egress {
         self.overloads.next = self.overloads_r.q.val();
         self.link_free.next = self.link.link_free.val();
         self.link_busy.next = self.link.link_busy.val();
-        self.busy.next =
-            (self.state.q.val() != DeqState::Idle) | self.go.val() | self.link.in_tx.val();
+        self.busy.next = self.deq.val() | self.count.q.val() | self.link.in_tx.val();
 
         if self.credit_commit.val() {
             self.credit_r.d.next = self.credit_load.val();
@@ -440,7 +401,6 @@ impl Logic for DualPi2Egress {
             self.overloads_r.d.next = 0.into();
         }
         if self.rst.val() {
-            self.state.d.next = DeqState::Idle;
             self.chain.d.next = false;
             self.count.d.next = false;
             self.credit_r.d.next = self.c_reset_credit.val();

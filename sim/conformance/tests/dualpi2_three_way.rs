@@ -22,6 +22,9 @@ fn mixed_traffic_with_overload_and_register_traffic() {
         ns_per_cycle: 1_000,
         arrival_pct: 8,
         max_burst: 4,
+        // About 0.2 arrivals per cycle against 0.25 dequeues: the queues build up (and the coupled
+        // rules act) between the bursts of requests.
+        ready_pct: 25,
         reg_pct: 2,
         setup,
         force_prob_every: 5_000,

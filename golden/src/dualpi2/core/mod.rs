@@ -55,9 +55,6 @@ pub(crate) fn qi(q: QueueId) -> usize {
     }
 }
 
-/// The queue of a queue bit (1 = L).
-pub(crate) use crate::hw::driver::queue_of;
-
 /// Index of a rule in [`DualPi2Coverage::drops`] and [`DualPi2Coverage::marks`].
 pub fn rule_index(r: Rule) -> usize {
     match r {
@@ -208,8 +205,6 @@ struct Comb {
     commit: Option<(u8, u32)>,
     heads: [Option<Entry>; 2],
     counts: [u32; 2],
-    /// Bytes in both queues.
-    backlog: u64,
     eg: egress::Comb,
     /// The generator's next word.
     word: u64,
@@ -228,7 +223,18 @@ impl DualPi2CoreModel {
         let params = self.regs.params();
         let write = self.regs.taken(self.ctrl.busy());
         let heads = [self.queues[0].head(), self.queues[1].head()];
-        let eg = self.egress.comb(now40, i.out_ready, heads[0], heads[1]);
+        let backlog = self.ingress.bytes[0] + self.ingress.bytes[1];
+        let word = XorShift64::step(self.prng);
+        let eg = self.egress.comb(&egress::View {
+            now40,
+            out_ready: i.out_ready,
+            heads,
+            params: &params,
+            prob: self.ctrl.prob,
+            kp_k: self.ctrl.kp_k,
+            backlog,
+            word,
+        });
         let due = self.ctrl.due(now40);
         // CONTRACT: `idle` is exactly the contract's list. It does not cover the one-cycle pulses of
         // verdict_valid (a tail drop's verdict comes out with `idle` high), reg_rvalid and reg_err, so
@@ -236,8 +242,8 @@ impl DualPi2CoreModel {
         let idle = !rst
             && !self.ingress.busy()
             && !self.ingress.pushed
-            && self.egress.state == egress::State::Idle
-            && !eg.go
+            && self.egress.quiet()
+            && !eg.deq
             && !self.egress.link.in_tx()
             && !self.ctrl.busy()
             && !self.ctrl.fire
@@ -247,7 +253,7 @@ impl DualPi2CoreModel {
             && !self.regs.engine_busy()
             && !self.regs.taking();
         let e = &self.egress;
-        let ov = e.out_valid();
+        let shown = eg.shown;
         let g = &self.ingress;
         let out = CoreOutputs {
             in_ready: !rst,
@@ -255,13 +261,13 @@ impl DualPi2CoreModel {
             verdict_tag: g.vtag,
             verdict_code: g.vcode,
             verdict_queue: g.vqueue,
-            out_valid: ov,
-            out_len: if ov { e.out.len } else { 0 },
-            out_ecn: if ov { e.out.ecn } else { 0 },
-            out_tag: if ov { e.out.tag } else { 0 },
-            out_sojourn: if ov { e.out.sojourn } else { 0 },
-            out_queue: ov && e.out.queue,
-            out_drop: ov && e.out.drop,
+            out_valid: shown.is_some(),
+            out_len: shown.map_or(0, |s| s.entry.desc.len),
+            out_ecn: shown.map_or(0, |s| s.ecn()),
+            out_tag: shown.map_or(0, |s| s.entry.desc.tag),
+            out_sojourn: shown.map_or(0, |s| s.sojourn),
+            out_queue: shown.is_some_and(|s| s.queue == QueueId::L),
+            out_drop: shown.is_some_and(|s| s.drop()),
             reg_rdata: self.regs.front.rdata,
             reg_rvalid: self.regs.front.rvalid,
             reg_err: self.regs.front.err,
@@ -278,9 +284,8 @@ impl DualPi2CoreModel {
             commit: self.regs.committing(),
             heads,
             counts: [self.queues[0].count(), self.queues[1].count()],
-            backlog: g.bytes[0] + g.bytes[1],
             eg,
-            word: XorShift64::step(self.prng),
+            word,
             out,
         }
     }
@@ -399,10 +404,6 @@ impl DualPi2CoreModel {
                 now40: c.now40,
                 params: &c.params,
                 link_bt: self.regs.link_bt(),
-                prob: self.ctrl.prob,
-                kp_k: self.ctrl.kp_k,
-                backlog: c.backlog,
-                state: self.prng,
                 credit_load,
                 clear_counters: clear,
             },
@@ -552,13 +553,10 @@ impl DualPi2CoreModel {
         (self.queues[n].count(), self.ingress.bytes[n])
     }
 
-    /// The decision behind the packet on the egress stream, while `out_valid` is high.
-    pub fn egress_decision(&self) -> Option<Decision> {
-        if self.egress.out_valid() {
-            self.egress.decision
-        } else {
-            None
-        }
+    /// The decision behind the packet on the egress stream in a cycle with these inputs, while
+    /// `out_valid` is high.
+    pub fn egress_decision(&self, i: &CoreInputs) -> Option<Decision> {
+        self.comb(i).eg.shown.map(|s| s.decision)
     }
 
     /// The counters in the qdisc's form (per-queue maxq, which the core does not keep, is 0), with p'

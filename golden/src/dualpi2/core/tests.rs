@@ -348,14 +348,10 @@ fn seed_writes_load_the_generator_and_the_lo_read_latches_the_shared_shadow() {
 }
 
 impl Bench {
-    /// Completes a dequeue begun in this cycle (pick) without asking for another.
+    /// Dequeues the packet shown in this cycle.
     fn finish_one(&mut self) -> CoreOutputs {
         self.i.out_ready = true;
-        self.clk(); // pick
-        self.i.out_ready = false;
-        self.clk(); // decide
-        self.i.out_ready = true;
-        let o = self.clk(); // out, handshake
+        let o = self.clk();
         self.i.out_ready = false;
         assert!(o.out_valid);
         o
@@ -374,7 +370,7 @@ fn a_pick_consumes_the_generators_next_word_and_a_seed_load_wins() {
     // A SEED_HI write taken in the cycle of a pick: the seed wins.
     b.set(addr::SEED_LO, 5);
     b.write(addr::SEED_HI, 0);
-    let o = b.finish_one(); // w+1: the write is taken and the packet picked
+    let o = b.finish_one(); // w+1: the write is taken and the packet dequeued
     assert_eq!(o.out_tag, 2);
     assert_eq!(b.m.prng_state(), 5);
     b.settle();
@@ -554,7 +550,7 @@ fn k_commit_marks_dirty_and_recomputes_with_the_new_k() {
 // ---------------------------------------------------------------- egress
 
 #[test]
-fn a_dequeue_loop_takes_three_cycles_per_packet() {
+fn a_dequeue_loop_takes_one_cycle_per_packet() {
     let mut b = Bench::new();
     for tag in 0..5 {
         b.enqueue(100 + tag, Ecn::Ect1, tag);
@@ -578,7 +574,7 @@ fn a_dequeue_loop_takes_three_cycles_per_packet() {
         }
     }
     let expect: Vec<_> = (0..5u16)
-        .map(|k| (3 * k as u64 + 2, k, 100 + k, 5 * US, true, false))
+        .map(|k| (k as u64, k, 100 + k, 5 * US, true, false))
         .collect();
     assert_eq!(seen, expect);
     assert_eq!(b.m.coverage.picks_l, 5);
@@ -588,24 +584,25 @@ fn a_dequeue_loop_takes_three_cycles_per_packet() {
 }
 
 #[test]
-fn out_valid_holds_until_out_ready() {
+fn the_head_is_shown_until_out_ready_takes_it() {
     let mut b = Bench::new();
     b.enqueue(300, Ecn::NotEct, 3);
-    b.i.out_ready = true;
-    b.clk(); // pick
-    b.i.out_ready = false;
-    assert!(!b.clk().out_valid); // decide
-    for _ in 0..10 {
+    // Shown with the sojourn of each cycle's now; nothing changes while nobody takes it.
+    for k in 0..10 {
+        b.i.now = 1_000 * k;
         let o = b.clk();
-        assert!(o.out_valid && !o.idle);
+        assert!(o.out_valid && o.idle);
         assert_eq!((o.out_tag, o.out_len, o.out_queue), (3, 300, false));
+        assert_eq!(o.out_sojourn, 1_000 * k);
     }
     b.i.out_ready = true;
-    assert!(b.clk().out_valid); // handshake
+    let o = b.clk(); // the dequeue
+    assert!(o.out_valid && !o.idle);
     b.i.out_ready = false;
-    let o = b.clk();
-    assert!(!o.out_valid && o.idle);
+    let o = b.clk(); // the counters take it
+    assert!(!o.out_valid && !o.idle);
     assert_eq!((o.out_tag, o.out_len, o.out_sojourn), (0, 0, 0));
+    assert!(b.clk().idle);
     assert_eq!(b.m.coverage.departures, 1);
 }
 
@@ -638,7 +635,6 @@ fn chained_picks_keep_the_first_departure_time() {
     b.settle();
     let t = b.i.now;
     b.i.out_ready = true;
-    b.clks(2);
     assert_eq!(b.out().out_sojourn, t);
 }
 
@@ -648,18 +644,19 @@ fn credit_moves_at_the_send_and_resets_when_a_request_finds_both_queues_empty() 
     b.enqueue(1000, Ecn::Ect1, 1);
     b.enqueue(1000, Ecn::NotEct, 2);
     b.i.out_ready = true;
-    b.clks(2); // pick L (both backlogged), decide
     assert_eq!(b.m.credit(), -121_120);
-    b.clk(); // the send handshake
+    b.clk(); // L sent, both backlogged
     assert_eq!(b.m.credit(), -121_120 + 10 * 1000);
-    b.clks(3); // C, alone now: no change
+    b.clk(); // C, alone now: no change
     assert_eq!(b.m.credit(), -121_120 + 10 * 1000);
     assert_eq!(b.m.coverage.credit_resets, 0);
-    // The request goes on with both queues empty: the credit resets at this edge.
-    assert!(b.out().idle);
+    // The request goes on with both queues empty: the credit resets at this edge (where the counters
+    // take the C packet), and the core is idle after it.
+    assert!(!b.out().idle);
     b.clk();
     assert_eq!(b.m.credit(), -121_120);
     assert_eq!(b.m.coverage.credit_resets, 1);
+    assert!(b.out().idle);
     assert_eq!(b.reg(addr::CREDIT), (-121_120i32) as u32);
     // The reset takes the MTU and C protection in effect.
     b.i.out_ready = false;
@@ -670,15 +667,14 @@ fn credit_moves_at_the_send_and_resets_when_a_request_finds_both_queues_empty() 
 }
 
 #[test]
-fn the_decision_sees_the_backlog_without_the_popped_packet() {
-    // Two C packets of 1514 bytes, p' = 100 %: the first leaves 1514 < 2 MTU behind it, so it passes.
+fn the_decision_sees_the_backlog_without_the_head() {
+    // Two C packets of 1514 bytes, p' = 100 %: the first leaves 1515 < 2 MTU behind it, so it passes.
     let mut b = Bench::new();
     b.enqueue(1514, Ecn::NotEct, 1);
     b.enqueue(1514, Ecn::NotEct, 2);
     b.enqueue(1, Ecn::NotEct, 3);
     b.set(addr::PROB, MAX_PROB);
     b.i.out_ready = true;
-    b.clks(2);
     let o = b.clk();
     assert!(o.out_valid && !o.out_drop);
     assert_eq!(b.m.coverage.gated_decisions, 1);
@@ -690,12 +686,12 @@ fn step_marks_count_as_marks_and_step_marks() {
     b.enqueue(100, Ecn::Ect1, 1);
     b.i.now = 2 * MS;
     b.i.out_ready = true;
-    b.clks(2);
     let o = b.clk();
     assert!(o.out_valid);
     assert_eq!(o.out_ecn, 3);
     assert_eq!(b.m.coverage.marks_by(Rule::Step), 1);
     b.i.out_ready = false;
+    b.clk(); // the counters take it
     assert_eq!(b.reg(addr::MARKED_L), 1);
     assert_eq!(b.reg(addr::STEP_MARKS), 1);
     // ECT(0) is an L packet with ECN_MASK 3.
@@ -704,7 +700,6 @@ fn step_marks_count_as_marks_and_step_marks() {
     b.enqueue(100, Ecn::Ect0, 1);
     b.i.now = 2 * MS;
     b.i.out_ready = true;
-    b.clks(2);
     let o = b.clk();
     assert!(o.out_valid && !o.out_drop);
     assert_eq!((o.out_ecn, o.out_queue), (3, true));
@@ -848,10 +843,11 @@ fn registers_saturate_and_credit_reads_signed() {
 fn idle_is_low_exactly_while_work_is_in_flight() {
     let mut b = Bench::new();
     b.enqueue(100, Ecn::NotEct, 1);
-    // A request: not idle from the pick to the handshake.
+    // A request: not idle in the dequeue and the cycle after (the counters take it), idle with the
+    // request going on and nothing to dequeue.
     b.i.out_ready = true;
     let idles: Vec<bool> = (0..4).map(|_| b.clk().idle).collect();
-    assert_eq!(idles, [false, false, false, true]);
+    assert_eq!(idles, [false, false, true, true]);
     b.i.out_ready = false;
     // A due update: not idle from the due cycle to the commit.
     b.i.now = 16 * MS;
@@ -946,13 +942,12 @@ fn the_decision_uses_k_through_kp_until_the_recompute() {
             b.enqueue(1514, Ecn::Ect1, tag);
         }
         let w = b.write(addr::K, 3);
-        b.clks(w + decide_at - 1 - b.n);
-        b.i.out_ready = true;
-        b.clk(); // pick
-        b.i.out_ready = false;
+        b.clks(w + decide_at - b.n);
         assert_eq!(b.m.params().k, 3);
-        b.clk(); // decide
-        let d = b.m.egress_decision().unwrap();
+        b.i.out_ready = true;
+        let d = b.m.egress_decision(&b.i).unwrap();
+        b.clk(); // the dequeue
+        b.i.out_ready = false;
         let got = match d.verdict {
             Verdict::Mark(r) | Verdict::Drop(r) => r,
             Verdict::Pass => panic!("pass"),
@@ -1022,23 +1017,25 @@ fn a_request_on_a_descriptor_not_yet_at_the_head_resets_the_credit() {
     b.i.out_ready = true;
     b.clk(); // a+2
     assert_eq!(b.m.credit(), -121_120);
-    b.clk(); // a+3: at the head, picked
-    assert_eq!(b.m.egress.state, egress::State::Decide);
+    assert!(b.out().out_valid); // a+3: at the head, dequeued
+    b.clk();
+    assert_eq!(b.m.credit(), -121_120);
+    assert_eq!(b.m.backlog(QueueId::L).1, 0);
 }
 
 #[test]
-fn the_departure_counters_take_a_decision_at_the_first_out_cycles_edge() {
+fn the_departure_counters_take_a_dequeue_at_the_next_edge() {
     let mut b = Bench::new();
     b.enqueue(100, Ecn::NotEct, 1);
+    b.enqueue(200, Ecn::NotEct, 2);
     b.i.out_ready = true;
-    b.clk(); // t: pick
-    b.i.out_ready = false;
-    b.clk(); // t+1: decide
     assert!(b.out().out_valid && !b.out().out_drop);
-    // A read in t+2 (out_valid held, no handshake) has the values of t+2: not yet counted.
-    assert_eq!(b.reg(addr::SENT_PKTS_C), 0);
-    // t+3 on, whatever out_ready does.
+    b.clk(); // t: the dequeue
+    b.i.out_ready = false;
+    // A read in t+1 (the next packet shown, not taken) has the values of t+1: not yet counted.
     assert!(b.out().out_valid);
+    assert_eq!(b.reg(addr::SENT_PKTS_C), 0);
+    // t+2 on.
     assert_eq!(b.reg(addr::SENT_PKTS_C), 1);
     assert_eq!(b.reg(addr::SENT_BYTES_C_LO), 100);
     assert_eq!(b.reg(addr::SENT_PKTS_L), 0);
