@@ -22,10 +22,10 @@ pub struct TopFiles {
 /// bitstream reports since 2026-12-05; 70.2 MHz at this target); the next whole-ns step, 15 ns
 /// (66.7 MHz), would leave too little margin for the seeds.
 pub const PIE_NSPC: u64 = 16;
-/// The DualPI2 card's core clock, ns per cycle: 40 MHz. The card closes timing at 59.8 MHz at this
-/// target (2026-12-06). At 50 MHz (20 ns) seeds 2 and 3 routed in 158 and 171 s (59.5 and 58.8 MHz),
-/// but the default seed had not routed after 400 s (5849 overused wires, not falling), so every build
-/// would first spend the flow's 600 s limit on it.
+/// The DualPI2 card's core clock, ns per cycle: 40 MHz. Since its egress shows ahead (one packet per
+/// clock, its decision one path from the queue heads to the dequeue's registers) the card meets it at
+/// 43.8 MHz on nextpnr's seed 2; the default seed reaches 36.7 (2026-12-06). With one packet per 3
+/// clocks it closed at 59.8 MHz, and at 50 MHz routed on seeds 2 and 3 only.
 pub const DUALPI2_NSPC: u64 = 25;
 
 /// One line card: its core, its core clock, its board top (PLL, 1 Mbaud) and the same logic for
