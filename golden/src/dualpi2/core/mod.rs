@@ -4,12 +4,12 @@
 //! as the RTL.
 //!
 //! It mirrors the RTL block by block: the register file with its parameter engine ([`regs`]), the
-//! ingress ([`ingress`]), two descriptor FIFOs ([`queue`]), the dequeue FSM with the WRR credit and the
-//! link model ([`egress`]), the PI2 controller ([`controller`]) and the random generator. The algorithm
-//! is the specification's, computed with the pure functions of [`crate::dualpi2`] (`admit`, `decide`,
-//! `pick`, `credit_change`, `update`), not with a copy of the RTL's datapath; where the RTL spreads work
-//! over cycles (the controller, the parameter engine) the model computes the result at once and lets it
-//! appear in the cycle the contract names.
+//! ingress ([`ingress`]), two descriptor FIFOs ([`queue`]), the show-ahead dequeue with the WRR credit
+//! and the link model ([`egress`]), the PI2 controller ([`controller`]) and the random generator. The
+//! algorithm is the specification's, computed with the pure functions of [`crate::dualpi2`] (`admit`,
+//! `decide`, `pick`, `credit_change`, `update`), not with a copy of the RTL's datapath; where the RTL
+//! spreads work over cycles (the controller, the parameter engine) the model computes the result at
+//! once and lets it appear in the cycle the contract names.
 //!
 //! [`driver`] drives a core the way an event simulator does (time held at each event, clocked until
 //! `idle`) and puts this model behind the simulator's [`crate::Aqm`] interface, so that it can be
