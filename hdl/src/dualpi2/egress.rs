@@ -79,9 +79,9 @@ pub struct DualPi2Egress {
     pub busy: Signal<Out, Bit>,
 
     link: LinkModel,
-    /// L + C - (2 MTU - 1) in carry-save form, then less the head's length in one chain: the sign of
-    /// `gate` is the 2 MTU gate on the backlog without the head (the backlogs are below 2^22, so the
-    /// 24-bit result keeps its sign).
+    /// L + C - 2 MTU in carry-save form (the third word is -2 MTU, written ~(2 MTU - 1)), then less the
+    /// head's length in one chain: the sign of `gate` is the 2 MTU gate on the backlog without the head
+    /// (the backlogs are below 2^22, so the 24-bit result keeps its sign).
     backlog: Csa<24>,
     gate: AddSub<24>,
     /// The previous dequeue was a drop: the next one, if in the very next cycle, keeps its departure

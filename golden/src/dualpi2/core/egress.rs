@@ -95,8 +95,6 @@ pub struct Comb {
     pub shown: Option<Shown>,
     /// `out_ready` takes the packet shown.
     pub deq: bool,
-    /// The queue popped this cycle, with its head entry.
-    pub pop: Option<(QueueId, Entry)>,
     /// `chain` is set: the departure time is the previous packet's.
     pub chained: bool,
     /// The departure time is the link model's exact one.
@@ -106,6 +104,18 @@ pub struct Comb {
     both: bool,
     dep: u64,
     frac: u64,
+}
+
+impl Comb {
+    /// The packet dequeued this cycle.
+    pub fn taken(&self) -> Option<Shown> {
+        self.shown.filter(|_| self.deq)
+    }
+
+    /// The queue popped this cycle, with its head entry.
+    pub fn pop(&self) -> Option<(QueueId, Entry)> {
+        self.taken().map(|s| (s.queue, s.entry))
+    }
 }
 
 /// What the egress reads of the rest of the core at the edge.
@@ -174,11 +184,9 @@ impl Egress {
         } else {
             None
         };
-        let deq = v.out_ready && shown.is_some();
         Comb {
             shown,
-            deq,
-            pop: shown.filter(|_| deq).map(|s| (s.queue, s.entry)),
+            deq: v.out_ready && shown.is_some(),
             chained: self.chain,
             exact: !self.chain && self.link.exact(),
             credit_reset: v.out_ready && link_idle && head_c.is_none() && head_l.is_none(),
@@ -213,7 +221,7 @@ impl Egress {
             }
         }
         self.chain = false;
-        match c.shown.filter(|_| c.deq) {
+        match c.taken() {
             Some(s) => {
                 self.dep = c.dep;
                 self.frac = c.frac;

@@ -393,7 +393,7 @@ impl DualPi2CoreModel {
                 now40: c.now40,
                 params: &c.params,
                 counts: c.counts,
-                popped: c.eg.pop.map(|(q, h)| (q, h.desc.len)),
+                popped: c.eg.pop().map(|(q, h)| (q, h.desc.len)),
                 clear_counters: clear,
             },
         );
@@ -410,7 +410,7 @@ impl DualPi2CoreModel {
         );
         for (n, q) in self.queues.iter_mut().enumerate() {
             let push = push.filter(|(pq, _)| qi(*pq) == n).map(|(_, e)| e);
-            let pop = c.eg.pop.is_some_and(|(pq, _)| qi(pq) == n);
+            let pop = c.eg.pop().is_some_and(|(pq, _)| qi(pq) == n);
             q.clock(rst, push, pop);
         }
         let cev = self.ctrl.clock(
@@ -431,7 +431,7 @@ impl DualPi2CoreModel {
             DEFAULT_SEED
         } else if let Some(s) = c.write.seed() {
             s
-        } else if c.eg.pop.is_some() {
+        } else if c.eg.pop().is_some() {
             c.word
         } else {
             self.prng
@@ -461,7 +461,7 @@ impl DualPi2CoreModel {
             };
             cov.verdicts[qi(a.queue)][code] += 1;
         }
-        if let Some((q, _)) = c.eg.pop {
+        if let Some((q, _)) = c.eg.pop() {
             match q {
                 QueueId::L => cov.picks_l += 1,
                 QueueId::Classic => cov.picks_c += 1,
