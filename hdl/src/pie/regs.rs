@@ -83,6 +83,9 @@ pub struct PieRegs<const BM: u64> {
     shadow: DFF<Bits<32>>,
     /// The range check of the write being staged, for the register at its address.
     in_range: DFF<Bit>,
+    /// The write being staged is to PROB_HI with the top byte zero: the judgement in the next cycle,
+    /// and the controller's choice of job, read one flip-flop and the controller's busy.
+    prob_hi: DFF<Bit>,
     ok: Signal<Local, Bit>,
     rd: Signal<Local, Bits<32>>,
     mapped: Signal<Local, Bit>,
@@ -152,7 +155,8 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             seed_stage,
             prob_stage,
             shadow,
-            in_range
+            in_range,
+            prob_hi
         );
         self.front.clock.next = self.clock.val();
         self.front.rst.next = self.rst.val();
@@ -190,13 +194,17 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             25 => self.in_range.d.next = self.r_byte_time.ok.val(),
             _ => {}
         }
+        self.prob_hi.d.next = self.bus.we.val()
+            & (self.bus.addr.val() == 29)
+            & !self.bus.wdata.val().get_bits::<8>(24).any();
         self.wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
             | bit_cast::<64, 32>(self.prob_stage.q.val());
         self.seed_wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
             | bit_cast::<64, 32>(self.seed_stage.q.val());
         self.prob_wdata.next = self.wide.val().get_bits::<56>(0);
         self.seed.next = self.seed_wide.val();
-        self.prob_we.next = false;
+        // PROB_HI: only while the controller is idle (`prob_hi` implies the staged write is to it).
+        self.prob_we.next = self.prob_hi.q.val() & !self.ctrl_busy.val();
         self.seed_we.next = false;
         self.mtu_we.next = false;
         self.ok.next = false;
@@ -294,9 +302,7 @@ impl<const BM: u64> Logic for PieRegs<BM> {
                 29 => {
                     // PROB_HI
                     // At most 100 % = 2^56 - 1: the top byte of the high half is zero.
-                    self.ok.next =
-                        !self.front.w_data.val().get_bits::<8>(24).any() & !self.ctrl_busy.val();
-                    self.prob_we.next = self.ok.val();
+                    self.ok.next = self.prob_we.val();
                 }
                 _ => {
                     self.ok.next = false;
@@ -394,6 +400,7 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             self.prob_stage.d.next = 0.into();
             self.shadow.d.next = 0.into();
             self.in_range.d.next = false;
+            self.prob_hi.d.next = false;
             self.prob_we.next = false;
             self.seed_we.next = false;
             self.mtu_we.next = false;
