@@ -19,8 +19,9 @@ pub struct TopFiles {
 }
 
 /// The PIE card's core clock, ns per cycle: 62.5 MHz. The card closes timing at 68 to 74 MHz (the
-/// bitstream reports since 2026-12-05; 70.2 MHz at this target); the next whole-ns step, 15 ns
-/// (66.7 MHz), would leave too little margin for the seeds.
+/// bitstream reports since 2026-12-05; 70.5 MHz at this target on 2026-12-06). The next whole-ns step,
+/// 15 ns (66.7 MHz), leaves too little margin: built at 15 ns on 2026-12-06, the default seed routed to
+/// 65.4 MHz and seed 2 to 69.3.
 pub const PIE_NSPC: u64 = 16;
 /// The DualPI2 card's core clock, ns per cycle: 40 MHz. Since its egress shows ahead (one packet per
 /// clock, its decision one path from the queue heads to the dequeue's registers) the card meets it at
