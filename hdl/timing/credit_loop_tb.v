@@ -1,6 +1,7 @@
 // The four forms of credit_loop.v side by side on the same pseudo-random inputs (a 64-bit xorshift),
 // from a zero start: every output of B, B2 and C equals A's on every cycle, for CYCLES cycles
-// (scripts/recurrences builds it with verilator --binary --timing; a mismatch ends it with $fatal).
+// (hdl/tests/timing_models.rs, which scripts/recurrences runs, builds it with verilator --binary
+// --timing; a mismatch ends it with $fatal).
 module credit_loop_tb;
   localparam CYCLES = 1000000;
   reg clk = 0;
