@@ -23,7 +23,7 @@ use super::ingress::DualPi2Ingress;
 use super::params::DualPi2Params;
 use super::regs::DualPi2Regs;
 use crate::core_ports::{aqm_core, core_logic};
-use crate::head_queue::HeadQueue;
+use crate::desc_queue::DescQueue;
 use crate::prng::Prng;
 use rust_hdl::prelude::*;
 
@@ -40,8 +40,8 @@ aqm_core! {
         ctrl: DualPi2Controller,
         ingress: DualPi2Ingress,
         egress: DualPi2Egress,
-        queue_l: HeadQueue<75, QUEUE_ADDR_BITS, 10>,
-        queue_c: HeadQueue<75, QUEUE_ADDR_BITS, 10>,
+        queue_l: DescQueue<75, QUEUE_ADDR_BITS, 10>,
+        queue_c: DescQueue<75, QUEUE_ADDR_BITS, 10>,
         prng: Prng,
     }
 }
@@ -167,8 +167,6 @@ core_logic! {
 
             self.idle.next = !self.rst_i.val()
                 & !self.ingress.busy.val()
-                & !(self.queue_l.count.val().any() & !self.queue_l.head_valid.val())
-                & !(self.queue_c.count.val().any() & !self.queue_c.head_valid.val())
                 & !self.egress.busy.val()
                 & !self.ctrl.busy.val()
                 & !self.ctrl.pending.val()

@@ -242,10 +242,6 @@ impl DualPi2CoreModel {
         let idle = !rst
             && !self.ingress.busy()
             && !self.ingress.pushed
-            && !self
-                .queues
-                .iter()
-                .any(|q| q.count() > 0 && q.head().is_none())
             && self.egress.quiet()
             && !eg.deq
             && !self.egress.link.in_tx()
