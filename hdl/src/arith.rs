@@ -1,5 +1,6 @@
 //! Arithmetic shaped for the iCE40's carry chains: three words to two without a chain ([`Csa`]),
-//! `a + b - c` as one chain ([`AddSub`]), and
+//! `a + b - c` as one chain ([`AddSub`]), an age and its comparison with a threshold side by side
+//! ([`AgeAbove`]), and
 //! comparisons with a constant as balanced and/or trees instead of a chain ([`AtLeast`],
 //! [`AtLeastSplit`]; the register files' range checks, `regfront::InRange`, use the same trees).
 
@@ -230,6 +231,39 @@ impl<const C: u64> Logic for AtLeastSplit<C> {
     }
 }
 
+/// A 40-bit age and whether it is above a 30-bit threshold, the comparison in a carry chain beside the
+/// age's instead of after it: `age = (now - ts) mod 2^40`, `above = age > thr`.
+///
+/// With E = now - ts - thr - 1 in 42 bits (one [`AddSub`] chain: `now + ~ts - thr`): E >= 0 means the
+/// age is above the threshold; a negative E with now >= ts means it is not; with now < ts (the time
+/// wrapped) the age is E + thr + 1 + 2^40, above the threshold exactly when E >= -2^40, which for a
+/// negative E is its bit 40. The borrow of now - ts is the age's own chain's bit 40.
+#[derive(LogicBlock, Default)]
+pub struct AgeAbove {
+    pub now: Signal<In, Bits<40>>,
+    pub ts: Signal<In, Bits<40>>,
+    pub thr: Signal<In, Bits<30>>,
+    pub age: Signal<Out, Bits<40>>,
+    pub above: Signal<Out, Bit>,
+    e: AddSub<42>,
+    ts42: Signal<Local, Bits<42>>,
+    age41: Signal<Local, Bits<41>>,
+}
+
+impl Logic for AgeAbove {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.age41.next = bit_cast::<41, 40>(self.now.val()) - bit_cast::<41, 40>(self.ts.val());
+        self.age.next = self.age41.val().get_bits::<40>(0);
+        self.ts42.next = bit_cast::<42, 40>(self.ts.val());
+        self.e.a.next = bit_cast::<42, 40>(self.now.val());
+        self.e.b.next = !self.ts42.val();
+        self.e.c.next = bit_cast::<42, 30>(self.thr.val());
+        self.above.next = !self.e.sum.val().get_bit(41)
+            | (self.age41.val().get_bit(40) & self.e.sum.val().get_bit(40));
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -342,6 +376,52 @@ pub(crate) mod tests {
                 &format!("ok == (x >= 60'd{c})"),
             );
         })*};
+    }
+
+    #[test]
+    fn age_above_is_the_age_and_its_comparison_for_every_input() {
+        let mut m = AgeAbove::default();
+        m.connect_all();
+        let dir = std::env::temp_dir().join(format!("aqm_age_above_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("chk.v");
+        let v = format!(
+            "{}\nmodule chk(input [39:0] now, input [39:0] ts, input [29:0] thr, output eq);\n\
+             wire [39:0] age; wire above;\n\
+             top u(.now(now), .ts(ts), .thr(thr), .age(age), .above(above));\n\
+             wire [39:0] want = now - ts;\n\
+             assign eq = age == want && above == (want > {{10'd0, thr}});\nendmodule\n",
+            generate_verilog(&m)
+        );
+        std::fs::write(&file, v).unwrap();
+        let script = format!(
+            "read_verilog {}; prep -top chk; flatten; sat -verify -prove eq 1",
+            file.display()
+        );
+        if let Err(e) = crate::synth::yosys(&file, &script) {
+            panic!("AgeAbove: {e}");
+        }
+        // And the simulation model, at the edges of the wrap and of the threshold.
+        let mut rng = XorShift64::new(7).unwrap();
+        for k in 0..20_000u64 {
+            let thr = match k % 4 {
+                0 => 0,
+                1 => (1 << 30) - 1,
+                _ => rng.next_word() & ((1 << 30) - 1),
+            };
+            let now = rng.next_word() & ((1 << 40) - 1);
+            let ts = match k % 3 {
+                0 => rng.next_word() & ((1 << 40) - 1),
+                _ => now.wrapping_sub(thr).wrapping_add(k % 5).wrapping_sub(2) & ((1 << 40) - 1),
+            };
+            m.now.next = now.to_bits();
+            m.ts.next = ts.to_bits();
+            m.thr.next = thr.to_bits();
+            settle(&mut m);
+            let age = now.wrapping_sub(ts) & ((1 << 40) - 1);
+            assert_eq!(m.age.val().to_u64(), age);
+            assert_eq!(m.above.val(), age > thr, "now {now} ts {ts} thr {thr}");
+        }
     }
 
     #[test]

@@ -11,8 +11,13 @@
 //! and registers the decision for the counters, which count it at the next edge (so the decision drives
 //! a few flip-flops, not the enables of ten counters). With `out_ready` held high and the link model
 //! off, a packet leaves every cycle.
+//!
+//! For the clock, each queue's packet is decided from its own head before the pick, and the pick (the
+//! credit's sign) chooses among the two decisions last: L's step threshold (its comparison in a carry
+//! chain beside the sojourn's, [`AgeAbove`]) and each queue's 2 MTU gate are off the path from the
+//! credit to the credit. Only the credit's own w x len (7 x 16 bits) follows the pick.
 
-use crate::arith::{AddSub, Csa};
+use crate::arith::{AddSub, AgeAbove, Csa};
 use crate::konst::K;
 use crate::link::LinkModel;
 use aqm_golden::dualpi2::params::HARDWARE_PARAMS;
@@ -82,8 +87,11 @@ pub struct DualPi2Egress {
     /// L + C - 2 MTU in carry-save form (the third word is -2 MTU, written ~(2 MTU - 1)), then less the
     /// head's length in one chain: the sign of `gate` is the 2 MTU gate on the backlog without the head
     /// (the backlogs are below 2^22, so the 24-bit result keeps its sign).
+    /// L's sojourn and its step threshold, the comparison's carry chain beside the sojourn's.
+    age_l: AgeAbove,
     backlog: Csa<24>,
-    gate: AddSub<24>,
+    gate_l: AddSub<24>,
+    gate_c: AddSub<24>,
     /// The previous dequeue was a drop: the next one, if in the very next cycle, keeps its departure
     /// time.
     chain: DFF<Bit>,
@@ -108,30 +116,36 @@ pub struct DualPi2Egress {
     marked_c_r: DFF<Bits<32>>,
     step_marks_r: DFF<Bits<32>>,
     overloads_r: DFF<Bits<32>>,
-    // Combinational helpers.
+    // Combinational helpers: each queue's packet as a dequeue now would take it, then the pick's.
     avail: Signal<Local, Bit>,
     deq: Signal<Local, Bit>,
     pick_l: Signal<Local, Bit>,
-    head: Signal<Local, Bits<75>>,
-    len: Signal<Local, Bits<16>>,
-    ecn: Signal<Local, Bits<2>>,
-    ect: Signal<Local, Bit>,
     dep: Signal<Local, Bits<40>>,
     frac: Signal<Local, Bits<8>>,
-    soj: Signal<Local, Bits<40>>,
-    gated: Signal<Local, Bit>,
-    ovl: Signal<Local, Bit>,
     first: Signal<Local, Bits<32>>,
     second: Signal<Local, Bits<32>>,
     squared: Signal<Local, Bit>,
     coupled: Signal<Local, Bit>,
-    c_drop: Signal<Local, Bit>,
-    c_mark: Signal<Local, Bit>,
-    step_hit: Signal<Local, Bit>,
-    step: Signal<Local, Bit>,
-    step_mark: Signal<Local, Bit>,
+    ect_l: Signal<Local, Bit>,
+    ect_c: Signal<Local, Bit>,
+    c_drop_l: Signal<Local, Bit>,
+    c_mark_l: Signal<Local, Bit>,
+    step_hit_l: Signal<Local, Bit>,
+    step_l: Signal<Local, Bit>,
+    drop_l: Signal<Local, Bit>,
+    mark_l: Signal<Local, Bit>,
+    step_mark_l: Signal<Local, Bit>,
+    ovl_l: Signal<Local, Bit>,
+    drop_c: Signal<Local, Bit>,
+    mark_c: Signal<Local, Bit>,
+    ovl_c: Signal<Local, Bit>,
+    head: Signal<Local, Bits<75>>,
+    len: Signal<Local, Bits<16>>,
+    soj: Signal<Local, Bits<40>>,
     drop: Signal<Local, Bit>,
     mark: Signal<Local, Bit>,
+    step_mark: Signal<Local, Bit>,
+    ovl: Signal<Local, Bit>,
     w: Signal<Local, Bits<7>>,
     len24: Signal<Local, Bits<24>>,
     pp0: Signal<Local, Bits<24>>,
@@ -176,75 +190,90 @@ impl Logic for DualPi2Egress {
         );
         clock!(self, clock, link);
 
-        // The packet a dequeue now gets: L while the credit is <= 0 (or C is empty).
+        // What both queues' packets share: the departure time (kept through a chain of drops, else
+        // the link model's) and the rolls.
         self.avail.next = self.link.idle.val() & (self.hv_l.val() | self.hv_c.val());
         self.deq.next = self.avail.val() & self.out_ready.val();
-        self.pick_l.next = self.hv_l.val()
-            & (!self.hv_c.val() | self.credit_r.q.val().get_bit(23) | !self.credit_r.q.val().any());
-        self.head.next = self.head_c.val();
-        if self.pick_l.val() {
-            self.head.next = self.head_l.val();
-        }
-        self.len.next = self.head.val().get_bits::<16>(0);
-        self.ecn.next = self.head.val().get_bits::<2>(16);
-        self.ect.next = self.ecn.val().any();
-        // Its departure time: kept through a chain of drops, else the link model's.
         self.dep.next = self.link.dep.val();
         self.frac.next = self.link.dep_frac.val();
         if self.chain.q.val() {
             self.dep.next = self.d_dep.q.val();
             self.frac.next = self.d_frac.q.val();
         }
-        self.soj.next = self.dep.val() - self.head.val().get_bits::<40>(34);
-
-        // The 2 MTU gate, on the backlog without the head.
-        self.backlog.a.next = bit_cast::<24, 22>(self.bytes_l.val());
-        self.backlog.b.next = bit_cast::<24, 22>(self.bytes_c.val());
-        self.backlog.c.next = !((bit_cast::<24, 11>(self.mtu.val()) << 1) - 1);
-        self.gate.a.next = self.backlog.s.val();
-        self.gate.b.next = self.backlog.k.val() << 1;
-        self.gate.c.next = bit_cast::<24, 16>(self.len.val());
-        self.gated.next = self.gate.sum.val().get_bit(23);
-        // The rolls.
         self.first.next = self.rnd_word.val().get_bits::<32>(0);
         self.second.next = self.rnd_word.val().get_bits::<32>(32);
         self.squared.next =
             (self.first.val() <= self.prob.val()) & (self.second.val() <= self.prob.val());
         self.coupled.next = bit_cast::<40, 32>(self.first.val()) <= self.kp.val();
-        // The decision with the 2 MTU gate open (the coupled part and then the step threshold) and
-        // with it shut (the step threshold alone); the gate chooses last.
-        self.c_drop.next = false;
-        self.c_mark.next = false;
-        if !self.pick_l.val() {
-            // Classic: p'^2; a drop if Not-ECT or in overload.
-            if self.squared.val() {
-                self.c_drop.next = self.overload.val() | !self.ect.val();
-                self.c_mark.next = !self.overload.val() & self.ect.val();
-            }
-        } else if self.overload.val() {
-            // L in overload: drop with p'^2 when drop_overload, else mark.
-            self.c_drop.next = self.drop_overload.val() & self.squared.val();
-            self.c_mark.next = !(self.drop_overload.val() & self.squared.val());
+        self.ect_l.next = self.head_l.val().get_bits::<2>(16).any();
+        self.ect_c.next = self.head_c.val().get_bits::<2>(16).any();
+        self.age_l.now.next = self.dep.val();
+        self.age_l.ts.next = self.head_l.val().get_bits::<40>(34);
+        self.age_l.thr.next = self.step_ns.val();
+
+        // Each queue's 2 MTU gate, on the backlog without its head.
+        self.backlog.a.next = bit_cast::<24, 22>(self.bytes_l.val());
+        self.backlog.b.next = bit_cast::<24, 22>(self.bytes_c.val());
+        self.backlog.c.next = !((bit_cast::<24, 11>(self.mtu.val()) << 1) - 1);
+        self.gate_l.a.next = self.backlog.s.val();
+        self.gate_l.b.next = self.backlog.k.val() << 1;
+        self.gate_l.c.next = bit_cast::<24, 16>(self.head_l.val().get_bits::<16>(0));
+        self.gate_c.a.next = self.backlog.s.val();
+        self.gate_c.b.next = self.backlog.k.val() << 1;
+        self.gate_c.c.next = bit_cast::<24, 16>(self.head_c.val().get_bits::<16>(0));
+
+        // L's packet: in overload a drop with p'^2 when drop_overload, else a mark; otherwise k p',
+        // a drop only for a Not-ECT packet; then the step threshold for what the coupled part left
+        // alone. With the 2 MTU gate shut, the step threshold alone.
+        self.c_drop_l.next = false;
+        self.c_mark_l.next = false;
+        if self.overload.val() {
+            self.c_drop_l.next = self.drop_overload.val() & self.squared.val();
+            self.c_mark_l.next = !(self.drop_overload.val() & self.squared.val());
         } else if self.coupled.val() {
-            // L: k p'; a drop only for a Not-ECT packet.
-            self.c_drop.next = !self.ect.val();
-            self.c_mark.next = self.ect.val();
+            self.c_drop_l.next = !self.ect_l.val();
+            self.c_mark_l.next = self.ect_l.val();
         }
-        // The L queue's step threshold, for L packets the coupled part left alone.
-        self.step_hit.next = self.pick_l.val()
-            & self.head.val().get_bit(74)
-            & (self.soj.val() > bit_cast::<40, 30>(self.step_ns.val()));
-        self.step.next = self.step_hit.val() & !self.c_drop.val() & !self.c_mark.val();
-        self.drop.next = self.c_drop.val() | (self.step.val() & !self.ect.val());
-        self.mark.next = self.c_mark.val() | (self.step.val() & self.ect.val());
-        self.step_mark.next = self.step.val() & self.ect.val();
-        self.ovl.next = self.overload.val();
-        if self.gated.val() {
-            self.drop.next = self.step_hit.val() & !self.ect.val();
-            self.mark.next = self.step_hit.val() & self.ect.val();
-            self.step_mark.next = self.step_hit.val() & self.ect.val();
-            self.ovl.next = false;
+        self.step_hit_l.next = self.head_l.val().get_bit(74) & self.age_l.above.val();
+        self.step_l.next = self.step_hit_l.val() & !self.c_drop_l.val() & !self.c_mark_l.val();
+        self.drop_l.next = self.c_drop_l.val() | (self.step_l.val() & !self.ect_l.val());
+        self.mark_l.next = self.c_mark_l.val() | (self.step_l.val() & self.ect_l.val());
+        self.step_mark_l.next = self.step_l.val() & self.ect_l.val();
+        self.ovl_l.next = self.overload.val();
+        if self.gate_l.sum.val().get_bit(23) {
+            self.drop_l.next = self.step_hit_l.val() & !self.ect_l.val();
+            self.mark_l.next = self.step_hit_l.val() & self.ect_l.val();
+            self.step_mark_l.next = self.step_hit_l.val() & self.ect_l.val();
+            self.ovl_l.next = false;
         }
+        // C's packet: p'^2, a drop if Not-ECT or in overload; nothing with the gate shut.
+        self.drop_c.next = self.squared.val() & (self.overload.val() | !self.ect_c.val());
+        self.mark_c.next = self.squared.val() & !self.overload.val() & self.ect_c.val();
+        self.ovl_c.next = self.overload.val();
+        if self.gate_c.sum.val().get_bit(23) {
+            self.drop_c.next = false;
+            self.mark_c.next = false;
+            self.ovl_c.next = false;
+        }
+
+        // The pick, last: L while the credit is <= 0 (or C is empty).
+        self.pick_l.next = self.hv_l.val()
+            & (!self.hv_c.val() | self.credit_r.q.val().get_bit(23) | !self.credit_r.q.val().any());
+        self.head.next = self.head_c.val();
+        self.drop.next = self.drop_c.val();
+        self.mark.next = self.mark_c.val();
+        self.step_mark.next = false;
+        self.ovl.next = self.ovl_c.val();
+        if self.pick_l.val() {
+            self.head.next = self.head_l.val();
+            self.drop.next = self.drop_l.val();
+            self.mark.next = self.mark_l.val();
+            self.step_mark.next = self.step_mark_l.val();
+            self.ovl.next = self.ovl_l.val();
+        }
+        self.len.next = self.head.val().get_bits::<16>(0);
+        // The picked packet's sojourn, for the stream only.
+        self.soj.next = self.dep.val() - self.head.val().get_bits::<40>(34);
 
         // w x len for the credit: wc for L, wl = 100 - wc for C (7 x 16 bits, a tree of adders).
         self.w.next = self.c_hundred.val() - self.wc.val();
@@ -361,7 +390,7 @@ impl Logic for DualPi2Egress {
         self.out_drop.next = false;
         if self.avail.val() {
             self.out_len.next = self.len.val();
-            self.out_ecn.next = self.ecn.val();
+            self.out_ecn.next = self.head.val().get_bits::<2>(16);
             if self.mark.val() {
                 self.out_ecn.next = 3.into();
             }
