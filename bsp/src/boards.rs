@@ -24,9 +24,9 @@ pub struct TopFiles {
 /// 65.4 MHz and seed 2 to 69.3.
 pub const PIE_NSPC: u64 = 16;
 /// The DualPI2 card's core clock, ns per cycle: 40 MHz. Since its egress shows ahead (one packet per
-/// clock, its decision one path from the queue heads to the dequeue's registers) the card meets it at
-/// 43.8 MHz on nextpnr's seed 2; the default seed reaches 36.7 (2026-12-06). With one packet per 3
-/// clocks it closed at 59.8 MHz, and at 50 MHz routed on seeds 2 and 3 only.
+/// clock) and decides each queue's packet before the pick, the card meets it at 42.0 MHz on nextpnr's
+/// default seed (b0c427f, 2026-12-06; the next whole-ns clock, 24 ns, is 41.7 MHz). With one packet
+/// per 3 clocks it closed at 59.8 MHz, and at 50 MHz routed on seeds 2 and 3 only.
 pub const DUALPI2_NSPC: u64 = 25;
 
 /// One line card: its core, its core clock, its board top (PLL, 1 Mbaud) and the same logic for
