@@ -84,11 +84,11 @@ pub struct DualPi2Egress {
     pub busy: Signal<Out, Bit>,
 
     link: LinkModel,
-    /// L + C - 2 MTU in carry-save form (the third word is -2 MTU, written ~(2 MTU - 1)), then less the
-    /// head's length in one chain: the sign of `gate` is the 2 MTU gate on the backlog without the head
-    /// (the backlogs are below 2^22, so the 24-bit result keeps its sign).
     /// L's sojourn and its step threshold, the comparison's carry chain beside the sojourn's.
     age_l: AgeAbove,
+    /// L + C - 2 MTU in carry-save form (the third word is -2 MTU, written ~(2 MTU - 1)), then less a
+    /// queue's head's length in one chain: the sign of `gate_l` (`gate_c`) is the 2 MTU gate on the
+    /// backlog without L's (C's) head (the backlogs are below 2^22, so the 24-bit result keeps its sign).
     backlog: Csa<24>,
     gate_l: AddSub<24>,
     gate_c: AddSub<24>,
