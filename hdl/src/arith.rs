@@ -328,22 +328,28 @@ pub(crate) mod tests {
         yosys_validate("add_sub", &generate_verilog(&m)).unwrap();
     }
 
+    /// Yosys proves that output `eq` of module `chk` in `verilog` is 1 for every input (`chk` may
+    /// instantiate other modules of `verilog`; the design is flattened first).
+    fn prove_chk(name: &str, verilog: &str) -> Result<(), String> {
+        let dir = std::env::temp_dir().join(format!("aqm_cmp_{}_{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("chk.v");
+        std::fs::write(&file, verilog).unwrap();
+        let script = format!(
+            "read_verilog {}; prep -top chk; flatten; sat -verify -prove eq 1",
+            file.display()
+        );
+        crate::synth::yosys(&file, &script).map(|_| ())
+    }
+
     /// Yosys proves that `want` holds for every input of a comparator: `body` is its module body (inputs
     /// `lo`, `hi0`, `hi1` or `x`; output `ok`, or the split comparator's parts `hi_gt`, `hi_ge` and
     /// `lo_ge`).
     pub(crate) fn prove(name: &str, ports: &str, body: &str, want: &str) {
-        let dir = std::env::temp_dir().join(format!("aqm_cmp_{}_{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("chk.v");
         let v = format!(
             "module chk({ports}, output eq);\n  reg ok, hi_gt, hi_ge, lo_ge;\n{body}\n  assign eq = {want};\nendmodule\n"
         );
-        std::fs::write(&file, v).unwrap();
-        let script = format!(
-            "read_verilog {}; prep -top chk; sat -verify -prove eq 1",
-            file.display()
-        );
-        if let Err(e) = crate::synth::yosys(&file, &script) {
+        if let Err(e) = prove_chk(name, &v) {
             panic!("{name}: {want}: {e}");
         }
     }
@@ -382,9 +388,6 @@ pub(crate) mod tests {
     fn age_above_is_the_age_and_its_comparison_for_every_input() {
         let mut m = AgeAbove::default();
         m.connect_all();
-        let dir = std::env::temp_dir().join(format!("aqm_age_above_{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("chk.v");
         let v = format!(
             "{}\nmodule chk(input [39:0] now, input [39:0] ts, input [29:0] thr, output eq);\n\
              wire [39:0] age; wire above;\n\
@@ -393,12 +396,7 @@ pub(crate) mod tests {
              assign eq = age == want && above == (want > {{10'd0, thr}});\nendmodule\n",
             generate_verilog(&m)
         );
-        std::fs::write(&file, v).unwrap();
-        let script = format!(
-            "read_verilog {}; prep -top chk; flatten; sat -verify -prove eq 1",
-            file.display()
-        );
-        if let Err(e) = crate::synth::yosys(&file, &script) {
+        if let Err(e) = prove_chk("age_above", &v) {
             panic!("AgeAbove: {e}");
         }
         // And the simulation model, at the edges of the wrap and of the threshold.
