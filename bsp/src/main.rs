@@ -4,8 +4,9 @@
 //! - `--target hx8k` (default): the line cards for the Alchitry Cu, one per core, through icepack.
 //! - `--target ecp5`: each core alone and the four-port design on the ECP5-85F, out of context.
 //! - `--area`: the HX8K line cards' area block by block, synthesis only.
-//! - `--block MODULE`: one block of a core alone between registers on the HX8K (at `--freq`, default
-//!   100 MHz): its logic cells and Fmax, the best of three seeds; one table row per block.
+//! - `--block MODULE`: one block of a core alone between registers on the target (at `--freq`, default
+//!   100 MHz on the HX8K, 150 on the ECP5): its logic cells and Fmax, the best of three seeds; one
+//!   table row per block.
 //! - `--bench`: after the builds, one table of every design: logic, block RAM, Fmax, clock, packets per
 //!   clock and per second at both ports, place-and-route time.
 //! - `--docs`: rewrites bsp/PROTOCOL.md.
@@ -37,11 +38,12 @@ struct Args {
     /// Where the builds go.
     #[arg(long, default_value = "build/bitstream")]
     out: PathBuf,
-    /// The clock target, MHz: of the ECP5 builds (default 150) or of --block (default 100).
+    /// The clock target, MHz: of the ECP5 builds (default 150), or of --block (default 100 on the HX8K,
+    /// 150 on the ECP5).
     #[arg(long, value_parser = mhz)]
     freq: Option<f64>,
-    /// A block of a core alone (pie_core, pie_core$ingress, dualpi2_core$egress$link, ...) on the HX8K
-    /// between registers: its logic cells and Fmax. Repeatable; builds nothing else.
+    /// A block of a core alone (pie_core, pie_core$ingress, dualpi2_core$egress$link, ...) on the
+    /// target between registers: its logic cells and Fmax. Repeatable; builds nothing else.
     #[arg(long = "block", conflicts_with_all = ["area", "bench", "docs"])]
     blocks: Vec<String>,
     /// The HX8K line cards' area block by block (synthesis only, no place and route).
@@ -91,14 +93,19 @@ fn run(args: &Args) -> Result<(), String> {
         return std::fs::write(path, aqm_protocol::markdown())
             .map_err(|e| format!("cannot write {path}: {e}"));
     }
+    let target = Target::parse(&args.target).expect("checked by the argument parser");
     if !args.blocks.is_empty() {
+        let default = match target {
+            Target::Hx8k => BLOCK_CLOCK_MHZ,
+            Target::Ecp5 => ECP5_CLOCK_MHZ,
+        };
         return block_table(
+            target,
             &args.blocks,
-            args.freq.unwrap_or(BLOCK_CLOCK_MHZ),
+            args.freq.unwrap_or(default),
             &args.out,
         );
     }
-    let target = Target::parse(&args.target).expect("checked by the argument parser");
     let rev = BoardRev::parse(&args.rev).expect("checked by the argument parser");
     let known = target.designs();
     let mut designs: Vec<String> = vec![];
@@ -167,12 +174,17 @@ fn run(args: &Args) -> Result<(), String> {
 
 /// Each block alone at `mhz`: one row each (logic cells, the best Fmax of the seeds tried, the
 /// critical path's first and last cell), after every block is built.
-fn block_table(blocks: &[String], mhz: f64, out: &std::path::Path) -> Result<(), String> {
+fn block_table(
+    target: Target,
+    blocks: &[String],
+    mhz: f64,
+    out: &std::path::Path,
+) -> Result<(), String> {
     let mut s = String::from(
-        "| block | logic cells | block RAMs | best Fmax (MHz) | target (MHz) | critical path of the last run (first, last cell) |\n|---|---|---|---|---|---|\n",
+        "| block | logic cells (ECP5: LUT4 slots) | block RAMs | best Fmax (MHz) | target (MHz) | critical path of the last run (first, last cell) |\n|---|---|---|---|---|---|\n",
     );
     for b in blocks {
-        let r = build_block(b, mhz, out)?;
+        let r = build_block(target, b, mhz, out)?;
         let fmax = r.best_fmax();
         let path = match (r.critical_path.first(), r.critical_path.last()) {
             (Some(a), Some(b)) => format!("{} -> {}", a.1, b.1),
