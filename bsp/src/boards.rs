@@ -18,11 +18,12 @@ pub struct TopFiles {
     pub pcf: String,
 }
 
-/// The PIE card's core clock, ns per cycle: 62.5 MHz. The card closes timing at 68 to 74 MHz (the
-/// bitstream reports since 2026-12-05; 70.5 MHz at this target on 2026-12-06). The next whole-ns step,
-/// 15 ns (66.7 MHz), leaves too little margin: built at 15 ns on 2026-12-06, the default seed routed to
-/// 65.4 MHz and seed 2 to 69.3.
-pub const PIE_NSPC: u64 = 16;
+/// The PIE card's core clock, ns per cycle: 66.7 MHz. The card meets it at 71.5 MHz on nextpnr's
+/// default seed (71.4 on seed 2, 73.6 on seed 3; 2026-12-06, since the controller's burst-reset strobe no
+/// longer waits on the reset: before, the path from the reset through that strobe to the
+/// accumulator's enable set the card's clock, and at 15 ns the default seed reached 65.4 MHz and seed 2
+/// 69.3). 62.5 MHz before. The next whole-ns step, 14 ns (71.4 MHz), has no margin.
+pub const PIE_NSPC: u64 = 15;
 /// The DualPI2 card's core clock, ns per cycle: 40 MHz. Since its egress shows ahead (one packet per
 /// clock) and decides each queue's packet before the pick, the card meets it at 42.0 MHz on nextpnr's
 /// default seed (b0c427f, 2026-12-06; the next whole-ns clock, 24 ns, is 41.7 MHz). With one packet
@@ -113,7 +114,7 @@ mod tests {
         assert_eq!(boards, cores);
     }
 
-    /// The settings icepll (fpga-icestorm) gives for 40, 50 and 62.5 MHz from 100, and none for a clock
+    /// The settings icepll (fpga-icestorm) gives for 40, 50, 62.5 and 66.7 MHz from 100, and none for a clock
     /// the PLL cannot make exactly.
     #[test]
     fn pll_settings_match_icepll() {
@@ -128,6 +129,7 @@ mod tests {
         assert_eq!(pll_settings(25), s(4, 31, 4, 2));
         assert_eq!(pll_settings(20), s(0, 7, 4, 5));
         assert_eq!(pll_settings(16), s(0, 9, 4, 5));
+        assert_eq!(pll_settings(15), s(2, 15, 3, 3));
         // 1 / 22 GHz needs a phase detector below 10 MHz; 1 / 17 GHz has no exact ratio.
         assert_eq!(pll_settings(22), None);
         assert_eq!(pll_settings(17), None);
@@ -137,6 +139,6 @@ mod tests {
             let baud = 1e9 / (b.nspc * b.cpb()) as f64;
             assert!((baud - 1e6).abs() < 1e4, "{}: {baud} baud", b.design());
         }
-        assert_eq!((uart_cpb(25), uart_cpb(16)), (40, 63));
+        assert_eq!((uart_cpb(25), uart_cpb(16), uart_cpb(15)), (40, 63, 67));
     }
 }

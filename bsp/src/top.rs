@@ -7,7 +7,7 @@
 //! no model.
 //!
 //! LEDs (0..7): heartbeat, frame answered, frame refused, enqueued, CE-marked, early drop, tail drop,
-//! departure; each event stretched to 4 or 5 ticks of 2^20 cycles (67 to 84 ms at 62.5 MHz, 105 to
+//! departure; each event stretched to 4 or 5 ticks of 2^20 cycles (63 to 79 ms at 66.7 MHz, 105 to
 //! 131 ms at 40 MHz).
 
 use rust_hdl::prelude::*;
@@ -348,7 +348,7 @@ board_top!(
 );
 
 /// Cycles per UART bit at 1 Mbaud for a core clock of `nspc` ns per cycle, rounded to the nearest: 1000
-/// / `nspc`, so 40 at 25 ns; at 16 ns (62.5 MHz) 63 cycles, a bit 0.8 % long, well inside what an 8N1
+/// / `nspc`, so 40 at 25 ns; at 15 ns (66.7 MHz) 67 cycles, a bit 0.5 % long, well inside what an 8N1
 /// receiver tolerates (it samples each bit in its middle and resynchronises on every start bit).
 pub const fn uart_cpb(nspc: u64) -> u64 {
     (1000 + nspc / 2) / nspc

@@ -643,6 +643,10 @@ impl Logic for PieController {
             self.le10_r.d.next = !self.b10.q.val();
             if self.upd.q.val() {
                 self.qold.d.next = self.qd.q.val();
+                // From registers only, also in a reset cycle: the ingress and the egress reset what it
+                // clears or reloads at the same edge anyway, and the reset, a late net with a large
+                // fanout, stays off the path to the accumulator's enable (the PIE card's critical path
+                // until 2026-12-06).
                 self.burst_reset.next = self.qlt.q.val() & self.qolt.q.val() & !self.nz.q.val();
             }
         }
@@ -684,7 +688,6 @@ impl Logic for PieController {
             self.qold.d.next = 0.into();
             self.dirty.d.next = false;
             self.fire_r.d.next = false;
-            self.burst_reset.next = false;
         }
     }
 }
