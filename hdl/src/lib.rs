@@ -10,7 +10,6 @@ pub mod arith;
 pub mod bram;
 mod core_ports;
 pub mod cores;
-pub mod counters;
 pub mod desc_queue;
 pub mod dualpi2;
 pub mod emit;

@@ -220,6 +220,57 @@ fn board_speed_with_jumps_resets_and_register_traffic() {
     );
 }
 
+/// 32-bit counters past 2^16, compared: two runs of back-to-back L and C packets, every register read
+/// in turn every 10,000 cycles. First a short queue served at half the arrival rate: packets in, tail
+/// drops, packets sent and L's step marks. Then standing queues under forced probabilities (up to 100 %,
+/// with drop_overload) that no update changes within the run: L's AQM drops and the overloads.
+#[test]
+fn counters_past_16_bits() {
+    let run = |setup: Vec<(u8, u32)>, ready_pct: u32| {
+        dualpi2(StimulusConfig {
+            ns_per_cycle: 1_000,
+            arrival_pct: 60,
+            max_burst: 8,
+            ready_pct,
+            reg_pct: 0,
+            sweep_every: 10_000,
+            reset_every: 0,
+            jump_every: 0,
+            setup,
+            ..StimulusConfig::default()
+        })
+    };
+    let (s, c) = check(
+        "vl_d2_counters_queue",
+        41,
+        run(dualpi2_setup(1_000, 1_000, 0, 16, 1, true, 2, 1), 50),
+        400_000,
+    );
+    let over = |n: u64| n > 1 << 16;
+    assert!(
+        over(c.verdicts[0][0])
+            && over(c.verdicts[1][0])
+            && over(c.verdicts[0][1])
+            && over(c.verdicts[1][1])
+            && over(c.marks.iter().sum()),
+        "{s:?} {c:?}"
+    );
+    let cfg = StimulusConfig {
+        force_prob_every: 10_000,
+        force_prob_max: u32::MAX as u64,
+        ..run(
+            dualpi2_setup(1_000_000, 1_000, 0, 1024, 1, true, 2, 200),
+            50,
+        )
+    };
+    let (s, c) = check("vl_d2_counters_drops", 42, cfg, 1_200_000);
+    // Overload drops (of L packets) and overload decisions.
+    assert!(
+        over(c.drops[2]) && over(c.overload_decisions),
+        "{s:?} {c:?}"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
 
