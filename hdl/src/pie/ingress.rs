@@ -149,11 +149,25 @@ pub struct PieIngress<const BM: u64> {
     hit3: DFF<Bit>, // (rnd >> 8) < lp
     zb3: DFF<Bit>,  // lp = 0 or no ECN: at or above 8.5 the accumulator is cleared
     // The queue checks folded with the packet's valid bit and flags (all decided by the end of P2):
-    vt3: DFF<Bit>,       // valid, tail drop
-    vok3: DFF<Bit>,      // valid, no tail drop
-    vnb3: DFF<Bit>,      // valid, no tail drop, no bypass
-    vnl3: DFF<Bit>,      // ... and lp != 0
-    vnd3: DFF<Bit>,      // ... and no ECN mark possible: an early decision drops
+    vt3: DFF<Bit>,  // valid, tail drop
+    vok3: DFF<Bit>, // valid, no tail drop
+    vnb3: DFF<Bit>, // valid, no tail drop, no bypass
+    vnl3: DFF<Bit>, // ... and lp != 0
+    vnd3: DFF<Bit>, // ... and no ECN mark possible: an early decision drops
+    // The same five flags for the queue after a push by the packet now in V, and that push: V takes
+    // the set its predecessor's push chose, so that the push (late, with a large fanout) ends at a
+    // register instead of running into the flags of the packet behind it.
+    vt3p: DFF<Bit>,
+    vok3p: DFF<Bit>,
+    vnb3p: DFF<Bit>,
+    vnl3p: DFF<Bit>,
+    vnd3p: DFF<Bit>,
+    pushed_r: DFF<Bit>,
+    vt: Signal<Local, Bit>,
+    vok: Signal<Local, Bit>,
+    vnb: Signal<Local, Bit>,
+    vnl: Signal<Local, Bit>,
+    vnd: Signal<Local, Bit>,
     sum3: DFF<Bits<60>>, // acc + lp of the packet in V (with the accumulator it finds), or 8.5 ...
     // ... acc + lp >= 0.85 (l) and >= 8.5 (h, and then sum3 stands for 8.5), in the parts of
     // `AtLeastSplit` (high half above, high half at least, low half at least the constant's), so that
@@ -281,6 +295,12 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             vnb3,
             vnl3,
             vnd3,
+            vt3p,
+            vok3p,
+            vnb3p,
+            vnl3p,
+            vnd3p,
+            pushed_r,
             sum3,
             gl_gt3,
             gl_ge3,
@@ -455,19 +475,31 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         // makes an early decision iff lp != 0 and acc + lp >= 0.85 and (acc + lp >= 8.5 or the draw
         // hits); it then clears the accumulator if it drops or drew, else (a mark at or above 8.5)
         // adds. Below 0.85 it adds; lp = 0 clears.
+        self.vt.next = self.vt3.q.val();
+        self.vok.next = self.vok3.q.val();
+        self.vnb.next = self.vnb3.q.val();
+        self.vnl.next = self.vnl3.q.val();
+        self.vnd.next = self.vnd3.q.val();
+        if self.pushed_r.q.val() {
+            self.vt.next = self.vt3p.q.val();
+            self.vok.next = self.vok3p.q.val();
+            self.vnb.next = self.vnb3p.q.val();
+            self.vnl.next = self.vnl3p.q.val();
+            self.vnd.next = self.vnd3p.q.val();
+        }
         self.sel_zero.next = self.acc_clear.val()
-            | self.vt3.q.val()
-            | (self.vnb3.q.val() & self.geh.val() & self.zb3.q.val())
-            | (self.vnb3.q.val()
+            | self.vt.val()
+            | (self.vnb.val() & self.geh.val() & self.zb3.q.val())
+            | (self.vnb.val()
                 & !self.geh.val()
                 & (self.lpz3.q.val() | (self.gel.val() & self.hit3.q.val())));
         self.sel_add.next = !self.acc_clear.val()
-            & ((self.geh.val() & self.vnb3.q.val() & !self.zb3.q.val())
-                | (!self.geh.val() & self.vnl3.q.val() & !(self.gel.val() & self.hit3.q.val())));
-        self.early.next = self.vnl3.q.val() & self.gel.val() & (self.geh.val() | self.hit3.q.val());
-        self.drop.next = self.vnd3.q.val() & self.gel.val() & (self.geh.val() | self.hit3.q.val());
+            & ((self.geh.val() & self.vnb.val() & !self.zb3.q.val())
+                | (!self.geh.val() & self.vnl.val() & !(self.gel.val() & self.hit3.q.val())));
+        self.early.next = self.vnl.val() & self.gel.val() & (self.geh.val() | self.hit3.q.val());
+        self.drop.next = self.vnd.val() & self.gel.val() & (self.geh.val() | self.hit3.q.val());
         self.code.next = 0.into();
-        if self.vt3.q.val() {
+        if self.vt.val() {
             self.code.next = 3.into();
         } else if self.early.val() {
             if self.ecnok3.q.val() {
@@ -540,7 +572,7 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         }
 
         // (A push in a reset cycle is harmless: the queue and the backlog reset at that edge.)
-        self.push.next = self.vok3.q.val() & !self.drop.val();
+        self.push.next = self.vok.val() & !self.drop.val();
         // The queue as the packet in P2 finds it in V: after this cycle's push and pop.
         // Each flag for both pushes, then chosen by the push: one LUT after it.
         self.t0.next = self.v2.q.val() & self.tg0.val();
@@ -552,13 +584,12 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.vnb3.d.next = self.nb0.val();
         self.vnl3.d.next = self.nb0.val() & !self.lpz2.q.val();
         self.vnd3.d.next = self.nb0.val() & !self.lpz2.q.val() & !self.ecnok2.q.val();
-        if self.push.val() {
-            self.vt3.d.next = self.t1.val();
-            self.vok3.d.next = self.v2.q.val() & !self.t1.val();
-            self.vnb3.d.next = self.nb1.val();
-            self.vnl3.d.next = self.nb1.val() & !self.lpz2.q.val();
-            self.vnd3.d.next = self.nb1.val() & !self.lpz2.q.val() & !self.ecnok2.q.val();
-        }
+        self.vt3p.d.next = self.t1.val();
+        self.vok3p.d.next = self.v2.q.val() & !self.t1.val();
+        self.vnb3p.d.next = self.nb1.val();
+        self.vnl3p.d.next = self.nb1.val() & !self.lpz2.q.val();
+        self.vnd3p.d.next = self.nb1.val() & !self.lpz2.q.val() & !self.ecnok2.q.val();
+        self.pushed_r.d.next = self.push.val();
         self.ecn_out.next = self.ecn3.q.val();
         if self.code.val() == 1 {
             self.ecn_out.next = 3.into();
@@ -644,6 +675,12 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             self.vnb3.d.next = false;
             self.vnl3.d.next = false;
             self.vnd3.d.next = false;
+            self.vt3p.d.next = false;
+            self.vok3p.d.next = false;
+            self.vnb3p.d.next = false;
+            self.vnl3p.d.next = false;
+            self.vnd3p.d.next = false;
+            self.pushed_r.d.next = false;
             self.vv.d.next = false;
             self.vtag.d.next = 0.into();
             self.vcode.d.next = 0.into();
