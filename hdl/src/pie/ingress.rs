@@ -12,7 +12,8 @@
 //!             accumulator the packet can find in V (the one now, the sum of the packet in V, or 0), the
 //!             right one chosen by the verdict of the packet in V; (rnd >> 8) < lp
 //!         V   the verdict from the flags of P2 (with the limit and 2*MTU checks against the queue as V
-//!             finds it, from LIMIT and MTU of P1; a departure in the cycle before V still counts);
+//!             finds it, from LIMIT and MTU of P1, made for both pushes of the packet ahead and chosen
+//!             in V by that push, registered; a departure in the cycle before V still counts);
 //!             enqueue
 //! ```
 //! The verdict appears 5 cycles after acceptance. Only the accumulator, the queue length and the byte
@@ -573,8 +574,8 @@ impl<const BM: u64> Logic for PieIngress<BM> {
 
         // (A push in a reset cycle is harmless: the queue and the backlog reset at that edge.)
         self.push.next = self.vok.val() & !self.drop.val();
-        // The queue as the packet in P2 finds it in V: after this cycle's push and pop.
-        // Each flag for both pushes, then chosen by the push: one LUT after it.
+        // The queue as the packet in P2 finds it in V: after this cycle's push and pop. Each flag for
+        // both pushes, both registered; V chooses with the push registered beside them.
         self.t0.next = self.v2.q.val() & self.tg0.val();
         self.t1.next = self.v2.q.val() & self.tg1.val();
         self.nb0.next = self.v2.q.val() & !self.tg0.val() & !self.pass2.q.val() & !self.sm0.val();
