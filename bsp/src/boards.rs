@@ -18,11 +18,11 @@ pub struct TopFiles {
     pub pcf: String,
 }
 
-/// The PIE card's core clock, ns per cycle: 66.7 MHz. The card meets it at 71.5 MHz on nextpnr's
-/// default seed (71.4 on seed 2, 73.6 on seed 3; 2026-12-06, since the controller's burst-reset strobe no
-/// longer waits on the reset: before, the path from the reset through that strobe to the
-/// accumulator's enable set the card's clock, and at 15 ns the default seed reached 65.4 MHz and seed 2
-/// 69.3). 62.5 MHz before. The next whole-ns step, 14 ns (71.4 MHz), has no margin.
+/// The PIE card's core clock, ns per cycle: 66.7 MHz. The card meets it at 78.2 MHz on nextpnr's
+/// default seed and 74.4 on seed 2 (2026-12-06, d8dea43: V takes the queue flags made for both pushes
+/// of the packet ahead with that push registered; 71.5 before, 65.4 before the burst-reset strobe left
+/// the reset's path). 62.5 MHz before. At 14 ns (71.4 MHz) seed 3 routed to 71.7 and the default seed
+/// had not routed after 330 s: no margin.
 pub const PIE_NSPC: u64 = 15;
 /// The DualPI2 card's core clock, ns per cycle: 40 MHz. Since its egress shows ahead (one packet per
 /// clock) and decides each queue's packet before the pick, the card meets it at 42.0 MHz on nextpnr's
