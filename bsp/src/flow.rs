@@ -57,6 +57,15 @@ impl Target {
         d
     }
 
+    /// The clock a block alone is timed at by default (`--block`): [`BLOCK_CLOCK_MHZ`] on the HX8K, the
+    /// ECP5 builds' [`ECP5_CLOCK_MHZ`] on the ECP5.
+    pub fn block_clock_mhz(self) -> f64 {
+        match self {
+            Target::Hx8k => BLOCK_CLOCK_MHZ,
+            Target::Ecp5 => ECP5_CLOCK_MHZ,
+        }
+    }
+
     /// The nextpnr resource names of its logic cells, block RAMs, IOs and PLLs, and how many block RAMs
     /// the device has.
     fn resources(self) -> (&'static str, &'static str, &'static str, &'static str, u64) {

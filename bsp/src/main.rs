@@ -13,7 +13,7 @@
 
 use aqm_bsp::flow::{
     board_area, build_block, build_ecp5_report, build_report, check, FlowReport, Target,
-    BLOCK_CLOCK_MHZ, ECP5_CLOCK_MHZ, FOUR_PORTS,
+    ECP5_CLOCK_MHZ, FOUR_PORTS,
 };
 use aqm_bsp::top::BoardRev;
 use aqm_golden::hw::{by_name, packet_rates, CoreKind, CORES};
@@ -95,14 +95,10 @@ fn run(args: &Args) -> Result<(), String> {
     }
     let target = Target::parse(&args.target).expect("checked by the argument parser");
     if !args.blocks.is_empty() {
-        let default = match target {
-            Target::Hx8k => BLOCK_CLOCK_MHZ,
-            Target::Ecp5 => ECP5_CLOCK_MHZ,
-        };
         return block_table(
             target,
             &args.blocks,
-            args.freq.unwrap_or(default),
+            args.freq.unwrap_or(target.block_clock_mhz()),
             &args.out,
         );
     }
