@@ -1,7 +1,7 @@
-// DualPI2's WRR credit recurrence alone, in four forms, for measuring what one cycle of it costs on the
+// DualPI2's WRR credit recurrence alone, in five forms, for measuring what one cycle of it costs on the
 // iCE40 (scripts/recurrences). Each form registers its inputs (the queue heads' lengths and valid
 // bits, the weight wc, the dequeue), keeps the credit in a register and registers its outputs, so
-// that the only register-to-register paths are the recurrence's. The four give the same outputs
+// that the only register-to-register paths are the recurrence's. The five give the same outputs
 // (credit_loop_tb.v, run by hdl/tests/timing_models.rs); hdl/src/dualpi2/egress.rs has form A. The pick: L while the credit is <= 0 or C is empty; a dequeue with both queues backlogged
 // adds wc x len to the credit for an L packet and takes (100 - wc) x len off it for a C packet.
 
@@ -96,6 +96,47 @@ module credit_loop_c(input clk, input [15:0] len_l_i, input [15:0] len_c_i, inpu
       credit <= pick_l ? up : down;
       gt0 <= pick_l ? ~up[23] & (|up) : ~down[23] & (|down);
     end
+    credit_o <= credit;
+    pick_o <= pick_l;
+  end
+endmodule
+
+// a + b + c in one carry chain: {a, c} + {b, c} is 2 (a + b + c) plus c in bit 0.
+/* verilator lint_off UNUSEDSIGNAL */
+function automatic [23:0] credit_add3(input [23:0] a, input [23:0] b, input c);
+  reg [24:0] s;
+  begin
+    s = {a, c} + {b, c};
+    credit_add3 = s[24:1];  // s[0] is c ^ c
+  end
+endfunction
+/* verilator lint_on UNUSEDSIGNAL */
+
+// Form D: as A, with the credit a leaf of w x len's adder tree, so that the loop has three adders
+// instead of four: the pick chooses the weight, the length and the sign; for a C packet each partial
+// product is inverted and each of the seven adders adds 1 (credit - sum(pp) = credit + sum(~pp) + 7).
+module credit_loop_d(input clk, input [15:0] len_l_i, input [15:0] len_c_i, input hv_l_i,
+                     input hv_c_i, input [6:0] wc_i, input deq_i, output reg [23:0] credit_o,
+                     output reg pick_o);
+  reg [15:0] len_l, len_c;
+  reg hv_l, hv_c, deq;
+  reg [6:0] wc;
+  reg [23:0] credit;
+  wire pick_l = hv_l & (~hv_c | credit[23] | ~(|credit));
+  wire neg = ~pick_l;
+  wire [6:0] w = pick_l ? wc : 7'd100 - wc;
+  wire [23:0] len = {8'd0, pick_l ? len_l : len_c};
+  wire [23:0] inv = {24{neg}};
+  wire [23:0] p0 = (w[0] ? len : 24'd0) ^ inv, p1 = (w[1] ? len << 1 : 24'd0) ^ inv;
+  wire [23:0] p2 = (w[2] ? len << 2 : 24'd0) ^ inv, p3 = (w[3] ? len << 3 : 24'd0) ^ inv;
+  wire [23:0] p4 = (w[4] ? len << 4 : 24'd0) ^ inv, p5 = (w[5] ? len << 5 : 24'd0) ^ inv;
+  wire [23:0] p6 = (w[6] ? len << 6 : 24'd0) ^ inv;
+  wire [23:0] s01 = credit_add3(p0, p1, neg), s23 = credit_add3(p2, p3, neg);
+  wire [23:0] s45 = credit_add3(p4, p5, neg), s6c = credit_add3(p6, credit, neg);
+  wire [23:0] next = credit_add3(credit_add3(s01, s23, neg), credit_add3(s45, s6c, neg), neg);
+  always @(posedge clk) begin
+    {len_l, len_c, hv_l, hv_c, wc, deq} <= {len_l_i, len_c_i, hv_l_i, hv_c_i, wc_i, deq_i};
+    if (deq & hv_l & hv_c) credit <= next;
     credit_o <= credit;
     pick_o <= pick_l;
   end
