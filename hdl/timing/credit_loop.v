@@ -2,8 +2,9 @@
 // iCE40 (scripts/recurrences). Each form registers its inputs (the queue heads' lengths and valid
 // bits, the weight wc, the dequeue), keeps the credit in a register and registers its outputs, so
 // that the only register-to-register paths are the recurrence's. The five give the same outputs
-// (credit_loop_tb.v, run by hdl/tests/timing_models.rs); hdl/src/dualpi2/egress.rs has form A. The pick: L while the credit is <= 0 or C is empty; a dequeue with both queues backlogged
-// adds wc x len to the credit for an L packet and takes (100 - wc) x len off it for a C packet.
+// (credit_loop_tb.v, run by hdl/tests/timing_models.rs); hdl/src/dualpi2/egress.rs has form D (form A
+// before 2026-12-06). The pick: L while the credit is <= 0 or C is empty; a dequeue with both queues
+// backlogged adds wc x len to the credit for an L packet and takes (100 - wc) x len off it for a C packet.
 
 // w x len as the egress builds it: seven shifted partial products in a tree of adders.
 module credit_wlen(input [6:0] w, input [15:0] len16, output [23:0] prod);
@@ -14,7 +15,7 @@ module credit_wlen(input [6:0] w, input [15:0] len16, output [23:0] prod);
               + (w[6] ? len << 6 : 24'd0));
 endmodule
 
-// Form A (the core's): the pick, then the picked head's length and weight, then w x len, then the add.
+// Form A (the core's until 2026-12-06): the pick, then the picked head's length and weight, then w x len, then the add.
 module credit_loop_a(input clk, input [15:0] len_l_i, input [15:0] len_c_i, input hv_l_i,
                      input hv_c_i, input [6:0] wc_i, input deq_i, output reg [23:0] credit_o,
                      output reg pick_o);
@@ -102,18 +103,15 @@ module credit_loop_c(input clk, input [15:0] len_l_i, input [15:0] len_c_i, inpu
 endmodule
 
 // a + b + c in one carry chain: {a, c} + {b, c} is 2 (a + b + c) plus c in bit 0.
-/* verilator lint_off UNUSEDSIGNAL */
-function automatic [23:0] credit_add3(input [23:0] a, input [23:0] b, input c);
-  reg [24:0] s;
-  begin
-    s = {a, c} + {b, c};
-    credit_add3 = s[24:1];  // s[0] is c ^ c
-  end
-endfunction
-/* verilator lint_on UNUSEDSIGNAL */
+module credit_add3(input [23:0] a, input [23:0] b, input c, output [23:0] s);
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [24:0] t = {a, c} + {b, c};  // t[0] is c ^ c
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign s = t[24:1];
+endmodule
 
-// Form D: as A, with the credit a leaf of w x len's adder tree, so that the loop has three adders
-// instead of four: the pick chooses the weight, the length and the sign; for a C packet each partial
+// Form D (the core's): as A, with the credit a leaf of w x len's adder tree, so that the loop has
+// three adders instead of four: the pick chooses the weight, the length and the sign; for a C packet each partial
 // product is inverted and each of the seven adders adds 1 (credit - sum(pp) = credit + sum(~pp) + 7).
 module credit_loop_d(input clk, input [15:0] len_l_i, input [15:0] len_c_i, input hv_l_i,
                      input hv_c_i, input [6:0] wc_i, input deq_i, output reg [23:0] credit_o,
@@ -131,9 +129,14 @@ module credit_loop_d(input clk, input [15:0] len_l_i, input [15:0] len_c_i, inpu
   wire [23:0] p2 = (w[2] ? len << 2 : 24'd0) ^ inv, p3 = (w[3] ? len << 3 : 24'd0) ^ inv;
   wire [23:0] p4 = (w[4] ? len << 4 : 24'd0) ^ inv, p5 = (w[5] ? len << 5 : 24'd0) ^ inv;
   wire [23:0] p6 = (w[6] ? len << 6 : 24'd0) ^ inv;
-  wire [23:0] s01 = credit_add3(p0, p1, neg), s23 = credit_add3(p2, p3, neg);
-  wire [23:0] s45 = credit_add3(p4, p5, neg), s6c = credit_add3(p6, credit, neg);
-  wire [23:0] next = credit_add3(credit_add3(s01, s23, neg), credit_add3(s45, s6c, neg), neg);
+  wire [23:0] s01, s23, s45, s6c, s03, s4c, next;
+  credit_add3 a01(.a(p0), .b(p1), .c(neg), .s(s01));
+  credit_add3 a23(.a(p2), .b(p3), .c(neg), .s(s23));
+  credit_add3 a45(.a(p4), .b(p5), .c(neg), .s(s45));
+  credit_add3 a6c(.a(p6), .b(credit), .c(neg), .s(s6c));
+  credit_add3 a03(.a(s01), .b(s23), .c(neg), .s(s03));
+  credit_add3 a4c(.a(s45), .b(s6c), .c(neg), .s(s4c));
+  credit_add3 all(.a(s03), .b(s4c), .c(neg), .s(next));
   always @(posedge clk) begin
     {len_l, len_c, hv_l, hv_c, wc, deq} <= {len_l_i, len_c_i, hv_l_i, hv_c_i, wc_i, deq_i};
     if (deq & hv_l & hv_c) credit <= next;

@@ -92,7 +92,7 @@ core_logic! {
             self.egress.prob.next = self.ctrl.prob.val();
             self.egress.kp.next = self.ctrl.kp.val();
             self.egress.overload.next = self.ctrl.overload.val();
-            self.egress.neg_2mtu.next = self.params.neg_2mtu.val();
+            self.egress.mtu.next = self.params.mtu.val();
             self.egress.step_ns.next = self.params.step_ns.val();
             self.egress.drop_overload.next = self.params.drop_overload.val();
             self.egress.wc.next = self.params.wc.val();

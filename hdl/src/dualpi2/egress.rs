@@ -49,8 +49,7 @@ pub struct DualPi2Egress {
     pub kp: Signal<In, Bits<40>>,
     pub overload: Signal<In, Bit>,
     // Parameters in effect.
-    /// -2 MTU modulo 2^24 (the parameter engine's register beside MTU).
-    pub neg_2mtu: Signal<In, Bits<24>>,
+    pub mtu: Signal<In, Bits<11>>,
     pub step_ns: Signal<In, Bits<30>>,
     pub drop_overload: Signal<In, Bit>,
     pub wc: Signal<In, Bits<7>>,
@@ -89,7 +88,7 @@ pub struct DualPi2Egress {
     link: LinkModel,
     /// L's sojourn and its step threshold, the comparison's carry chain beside the sojourn's.
     age_l: AgeAbove,
-    /// L + C - 2 MTU in carry-save form (the third word is -2 MTU, from the parameter engine's register), then less a
+    /// L + C - 2 MTU in carry-save form (the third word is -2 MTU, written ~(2 MTU - 1)), then less a
     /// queue's head's length in one chain: the sign of `gate_l` (`gate_c`) is the 2 MTU gate on the
     /// backlog without L's (C's) head (the backlogs are below 2^22, so the 24-bit result keeps its sign).
     backlog: Csa<24>,
@@ -228,7 +227,7 @@ impl Logic for DualPi2Egress {
         // Each queue's 2 MTU gate, on the backlog without its head.
         self.backlog.a.next = bit_cast::<24, 22>(self.bytes_l.val());
         self.backlog.b.next = bit_cast::<24, 22>(self.bytes_c.val());
-        self.backlog.c.next = self.neg_2mtu.val();
+        self.backlog.c.next = !((bit_cast::<24, 11>(self.mtu.val()) << 1) - 1);
         self.gate_l.a.next = self.backlog.s.val();
         self.gate_l.b.next = self.backlog.k.val() << 1;
         self.gate_l.c.next = bit_cast::<24, 16>(self.head_l.val().get_bits::<16>(0));

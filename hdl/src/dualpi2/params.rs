@@ -85,9 +85,6 @@ pub struct DualPi2Params {
     pub limit: Signal<Out, Bits<11>>,
     pub byte_limit: Signal<Out, Bits<23>>,
     pub mtu: Signal<Out, Bits<11>>,
-    /// -2 MTU modulo 2^24, for the egress's 2 MTU gate: a register beside MTU's, so that the gate's
-    /// sum starts at flip-flops instead of behind a subtraction.
-    pub neg_2mtu: Signal<Out, Bits<24>>,
     pub wc: Signal<Out, Bits<7>>,           // C protection, %
     pub init_credit: Signal<Out, Bits<24>>, // signed
     pub link_bt: Signal<Out, Bits<24>>,
@@ -136,7 +133,6 @@ pub struct DualPi2Params {
     limit_r: DFF<Bits<11>>,
     byte_limit_r: DFF<Bits<23>>,
     mtu_r: DFF<Bits<11>>,
-    neg_2mtu_r: DFF<Bits<24>>,
     wc_r: DFF<Bits<7>>,
     credit_r: DFF<Bits<24>>,
     link_bt_r: DFF<Bits<24>>,
@@ -180,7 +176,6 @@ pub struct DualPi2Params {
     c_limit: K<11, { H.limit as u64 }>,
     c_byte_limit: K<23, { H.limit as u64 * 2 * H.mtu as u64 }>,
     c_mtu: K<11, { H.mtu as u64 }>,
-    c_neg_2mtu: K<24, { (1 << 24) - 2 * H.mtu as u64 }>,
     c_wc: K<7, { H.c_protection as u64 }>,
     c_credit: K<24, RESET_CREDIT>,
     c_gain_dvn: K<22, GAIN_DVN>,
@@ -230,7 +225,6 @@ impl Logic for DualPi2Params {
             limit_r,
             byte_limit_r,
             mtu_r,
-            neg_2mtu_r,
             wc_r,
             credit_r,
             link_bt_r
@@ -408,8 +402,6 @@ impl Logic for DualPi2Params {
                 }
                 if self.sel.q.val().get_bit(10) {
                     self.mtu_r.d.next = self.edata.q.val().get_bits::<11>(0);
-                    self.neg_2mtu_r.d.next =
-                        !((bit_cast::<24, 11>(self.edata.q.val().get_bits::<11>(0)) << 1) - 1);
                     self.byte_limit_r.d.next = self.r_bl.q.val();
                     self.credit_r.d.next = self.credit.val();
                 }
@@ -445,7 +437,6 @@ impl Logic for DualPi2Params {
         self.limit.next = self.limit_r.q.val();
         self.byte_limit.next = self.byte_limit_r.q.val();
         self.mtu.next = self.mtu_r.q.val();
-        self.neg_2mtu.next = self.neg_2mtu_r.q.val();
         self.wc.next = self.wc_r.q.val();
         self.init_credit.next = self.credit_r.q.val();
         self.link_bt.next = self.link_bt_r.q.val();
@@ -480,7 +471,6 @@ impl Logic for DualPi2Params {
             self.limit_r.d.next = self.c_limit.val();
             self.byte_limit_r.d.next = self.c_byte_limit.val();
             self.mtu_r.d.next = self.c_mtu.val();
-            self.neg_2mtu_r.d.next = self.c_neg_2mtu.val();
             self.wc_r.d.next = self.c_wc.val();
             self.credit_r.d.next = self.c_credit.val();
             self.link_bt_r.d.next = 0.into();
@@ -536,7 +526,6 @@ mod tests {
             e.limit.val().to_u64(),
             e.byte_limit.val().to_u64(),
             e.mtu.val().to_u64(),
-            e.neg_2mtu.val().to_u64(),
             e.wc.val().to_u64(),
             e.init_credit.val().to_u64(),
             e.min_qlen_step.val().to_u64(),
@@ -575,7 +564,6 @@ mod tests {
         assert_eq!(e.cap.val().to_u64(), prob_cap(2) as u64);
         assert_eq!(e.byte_limit.val().to_u64(), H.byte_limit());
         assert_eq!(e.init_credit.val().to_u64(), credit24(&H));
-        assert_eq!(e.neg_2mtu.val().to_u64(), (1 << 24) - 2 * H.mtu as u64);
         assert_eq!(e.target_ns.val().to_u64(), H.target_ns());
     }
 
@@ -628,11 +616,6 @@ mod tests {
             let p = P { mtu, ..H };
             assert_eq!(e.byte_limit.val().to_u64(), p.byte_limit(), "mtu {mtu}");
             assert_eq!(e.init_credit.val().to_u64(), credit24(&p), "mtu {mtu}");
-            assert_eq!(
-                e.neg_2mtu.val().to_u64(),
-                (1 << 24) - 2 * mtu as u64,
-                "mtu {mtu}"
-            );
         }
         for wc in [0, 1, 10, 49, 50, 51, 99, 100, r(0, 100)] {
             write(&mut e, addr::C_PROTECTION, wc);
