@@ -1,5 +1,5 @@
 //! The Verilog models of hdl/timing (what `scripts/recurrences` places and routes) agree with each
-//! other: Verilator builds `credit_loop_tb.v`, which runs the five forms of DualPI2's WRR credit on the
+//! other: Verilator builds `credit_loop_tb.v`, which runs the six forms of DualPI2's WRR credit on the
 //! same pseudo-random inputs for a million cycles and stops with `$fatal` at the first difference.
 
 use std::path::{Path, PathBuf};
@@ -25,7 +25,7 @@ fn the_credit_loop_forms_give_the_same_outputs() {
     let run = Command::new(dir.join("Vcredit_loop_tb")).output().unwrap();
     let out = String::from_utf8_lossy(&run.stdout);
     assert!(
-        run.status.success() && out.contains("the five forms agree"),
+        run.status.success() && out.contains("the six forms agree"),
         "{out}{}",
         String::from_utf8_lossy(&run.stderr)
     );

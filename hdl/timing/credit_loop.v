@@ -1,8 +1,8 @@
-// DualPI2's WRR credit recurrence alone, in five forms, for measuring what one cycle of it costs on the
+// DualPI2's WRR credit recurrence alone, in six forms, for measuring what one cycle of it costs on the
 // iCE40 (scripts/recurrences). Each form registers its inputs (the queue heads' lengths and valid
 // bits, the weight wc, the dequeue), keeps the credit in a register and registers its outputs, so
-// that the only register-to-register paths are the recurrence's. The five give the same outputs
-// (credit_loop_tb.v, run by hdl/tests/timing_models.rs); hdl/src/dualpi2/egress.rs has form D (form A
+// that the only register-to-register paths are the recurrence's. The six give the same outputs
+// (credit_loop_tb.v, run by hdl/tests/timing_models.rs); hdl/src/dualpi2/egress.rs has form E (form A
 // before 2026-12-06). The pick: L while the credit is <= 0 or C is empty; a dequeue with both queues
 // backlogged adds wc x len to the credit for an L packet and takes (100 - wc) x len off it for a C packet.
 
@@ -15,7 +15,8 @@ module credit_wlen(input [6:0] w, input [15:0] len16, output [23:0] prod);
               + (w[6] ? len << 6 : 24'd0));
 endmodule
 
-// Form A (the core's until 2026-12-06): the pick, then the picked head's length and weight, then w x len, then the add.
+// Form A (the core's until 2026-12-06): the pick, then the picked head's length and weight, then
+// w x len, then the add.
 module credit_loop_a(input clk, input [15:0] len_l_i, input [15:0] len_c_i, input hv_l_i,
                      input hv_c_i, input [6:0] wc_i, input deq_i, output reg [23:0] credit_o,
                      output reg pick_o);
@@ -110,7 +111,7 @@ module credit_add3(input [23:0] a, input [23:0] b, input c, output [23:0] s);
   assign s = t[24:1];
 endmodule
 
-// Form D (the core's): as A, with the credit a leaf of w x len's adder tree, so that the loop has
+// Form D: as A, with the credit a leaf of w x len's adder tree, so that the loop has
 // three adders instead of four: the pick chooses the weight, the length and the sign; for a C packet each partial
 // product is inverted and each of the seven adders adds 1 (credit - sum(pp) = credit + sum(~pp) + 7).
 module credit_loop_d(input clk, input [15:0] len_l_i, input [15:0] len_c_i, input hv_l_i,
@@ -140,6 +141,33 @@ module credit_loop_d(input clk, input [15:0] len_l_i, input [15:0] len_c_i, inpu
   always @(posedge clk) begin
     {len_l, len_c, hv_l, hv_c, wc, deq} <= {len_l_i, len_c_i, hv_l_i, hv_c_i, wc_i, deq_i};
     if (deq & hv_l & hv_c) credit <= next;
+    credit_o <= credit;
+    pick_o <= pick_l;
+  end
+endmodule
+
+// Form E (the core's): as D, with the sign of the change on the credit instead of on the partial
+// products: for a C packet the tree adds w x len to ~credit and inverts its sum, ~(~credit + w x len)
+// = credit - w x len, so no adder takes a carry in (the seven of form D: nextpnr-ice40 0.4 did not
+// route form D alone on seed 1, nor the DualPI2 card with it on seeds 2 and 3, in 600 s).
+module credit_loop_e(input clk, input [15:0] len_l_i, input [15:0] len_c_i, input hv_l_i,
+                     input hv_c_i, input [6:0] wc_i, input deq_i, output reg [23:0] credit_o,
+                     output reg pick_o);
+  reg [15:0] len_l, len_c;
+  reg hv_l, hv_c, deq;
+  reg [6:0] wc;
+  reg [23:0] credit;
+  wire pick_l = hv_l & (~hv_c | credit[23] | ~(|credit));
+  wire [6:0] w = pick_l ? wc : 7'd100 - wc;
+  wire [23:0] len = {8'd0, pick_l ? len_l : len_c};
+  wire [23:0] inv = {24{~pick_l}};
+  wire [23:0] sum = (((w[0] ? len : 24'd0) + (w[1] ? len << 1 : 24'd0))
+                  + ((w[2] ? len << 2 : 24'd0) + (w[3] ? len << 3 : 24'd0)))
+                  + (((w[4] ? len << 4 : 24'd0) + (w[5] ? len << 5 : 24'd0))
+                  + ((w[6] ? len << 6 : 24'd0) + (credit ^ inv)));
+  always @(posedge clk) begin
+    {len_l, len_c, hv_l, hv_c, wc, deq} <= {len_l_i, len_c_i, hv_l_i, hv_c_i, wc_i, deq_i};
+    if (deq & hv_l & hv_c) credit <= sum ^ inv;
     credit_o <= credit;
     pick_o <= pick_l;
   end

@@ -16,7 +16,7 @@
 //! credit's sign) chooses among the two decisions last: L's step threshold (its comparison in a carry
 //! chain beside the sojourn's, [`AgeAbove`]) and each queue's 2 MTU gate are off the path from the
 //! credit to the credit. Only the credit's own w x len (7 x 16 bits) follows the pick, and the credit
-//! is a leaf of its adder tree (with the sign of the change in the partial products), so the loop
+//! is a leaf of its adder tree (for a C packet inverted, and the sum inverted), so the loop
 //! from the credit to the credit holds three adders, not a product's three and then the add.
 
 use crate::arith::{AddSub, AgeAbove, Csa};
@@ -88,9 +88,11 @@ pub struct DualPi2Egress {
     link: LinkModel,
     /// L's sojourn and its step threshold, the comparison's carry chain beside the sojourn's.
     age_l: AgeAbove,
-    /// L + C - 2 MTU in carry-save form (the third word is -2 MTU, written ~(2 MTU - 1)), then less a
-    /// queue's head's length in one chain: the sign of `gate_l` (`gate_c`) is the 2 MTU gate on the
-    /// backlog without L's (C's) head (the backlogs are below 2^22, so the 24-bit result keeps its sign).
+    /// L + C + ~(2 MTU) in carry-save form (~(2 MTU) = -2 MTU - 1, plain inverted bits), then
+    /// with the 1 in the empty low bit of the shifted majority word and less a queue's head's length
+    /// in one chain: the sign of `gate_l` (`gate_c`) is the 2 MTU gate on the backlog without L's (C's)
+    /// head (the backlogs are below 2^22, so the 24-bit result keeps its sign). No adder of MTU sits
+    /// before the chain.
     backlog: Csa<24>,
     gate_l: AddSub<24>,
     gate_c: AddSub<24>,
@@ -157,19 +159,13 @@ pub struct DualPi2Egress {
     pp4: Signal<Local, Bits<24>>,
     pp5: Signal<Local, Bits<24>>,
     pp6: Signal<Local, Bits<24>>,
-    /// A C packet takes its credit change off: every partial product inverted and 1 added in each
-    /// of the seven adders (credit - sum(pp) = credit + sum(~pp) + 7).
-    neg: Signal<Local, Bit>,
+    /// A C packet takes its change off the credit as ~(~credit + w x len): `inv` is all ones then.
     inv: Signal<Local, Bits<24>>,
-    /// The credit as a leaf of w x len's adder tree: three adders on the loop instead of four.
-    add01: CarryAdd,
-    add23: CarryAdd,
-    add45: CarryAdd,
-    add6c: CarryAdd,
-    add03: CarryAdd,
-    add4c: CarryAdd,
-    add_all: CarryAdd,
+    /// The credit (inverted for C) as a leaf of w x len's adder tree: three adders on the loop, not
+    /// the product's three and then the add.
+    tree: Signal<Local, Bits<24>>,
     c_hundred: K<7, 100>,
+    c_one: K<24, 1>,
     c_reset_credit: K<24, { (initial_credit(&HARDWARE_PARAMS) as u64) & ((1 << 24) - 1) }>,
 }
 
@@ -227,12 +223,12 @@ impl Logic for DualPi2Egress {
         // Each queue's 2 MTU gate, on the backlog without its head.
         self.backlog.a.next = bit_cast::<24, 22>(self.bytes_l.val());
         self.backlog.b.next = bit_cast::<24, 22>(self.bytes_c.val());
-        self.backlog.c.next = !((bit_cast::<24, 11>(self.mtu.val()) << 1) - 1);
+        self.backlog.c.next = !(bit_cast::<24, 11>(self.mtu.val()) << 1);
         self.gate_l.a.next = self.backlog.s.val();
-        self.gate_l.b.next = self.backlog.k.val() << 1;
+        self.gate_l.b.next = (self.backlog.k.val() << 1) | self.c_one.val();
         self.gate_l.c.next = bit_cast::<24, 16>(self.head_l.val().get_bits::<16>(0));
         self.gate_c.a.next = self.backlog.s.val();
-        self.gate_c.b.next = self.backlog.k.val() << 1;
+        self.gate_c.b.next = (self.backlog.k.val() << 1) | self.c_one.val();
         self.gate_c.c.next = bit_cast::<24, 16>(self.head_c.val().get_bits::<16>(0));
 
         // L's packet: in overload a drop with p'^2 when drop_overload, else a mark; otherwise k p',
@@ -289,15 +285,15 @@ impl Logic for DualPi2Egress {
         self.soj.next = self.dep.val() - self.head.val().get_bits::<40>(34);
 
         // The credit's next value: credit + w x len for an L packet (w = wc), credit - w x len for a C
-        // packet (w = wl = 100 - wc), w x len as seven shifted partial products, summed with the credit
-        // in one tree of adders (the credit one of its leaves), inverted with a carry in for C.
+        // packet (w = wl = 100 - wc) as ~(~credit + w x len): w x len as seven shifted partial
+        // products, summed with the credit (inverted for C) in one tree of adders, the sum inverted
+        // for C. (Form E of hdl/timing/credit_loop.v.)
         self.w.next = self.c_hundred.val() - self.wc.val();
         if self.pick_l.val() {
             self.w.next = self.wc.val();
         }
-        self.neg.next = !self.pick_l.val();
         self.inv.next = 0.into();
-        if self.neg.val() {
+        if !self.pick_l.val() {
             self.inv.next = 0xff_ffff.into();
         }
         self.len24.next = bit_cast::<24, 16>(self.len.val());
@@ -329,27 +325,9 @@ impl Logic for DualPi2Egress {
         if self.w.val().get_bit(6) {
             self.pp6.next = self.len24.val() << 6;
         }
-        self.add01.a.next = self.pp0.val() ^ self.inv.val();
-        self.add01.b.next = self.pp1.val() ^ self.inv.val();
-        self.add23.a.next = self.pp2.val() ^ self.inv.val();
-        self.add23.b.next = self.pp3.val() ^ self.inv.val();
-        self.add45.a.next = self.pp4.val() ^ self.inv.val();
-        self.add45.b.next = self.pp5.val() ^ self.inv.val();
-        self.add6c.a.next = self.pp6.val() ^ self.inv.val();
-        self.add6c.b.next = self.credit_r.q.val();
-        self.add03.a.next = self.add01.sum.val();
-        self.add03.b.next = self.add23.sum.val();
-        self.add4c.a.next = self.add45.sum.val();
-        self.add4c.b.next = self.add6c.sum.val();
-        self.add_all.a.next = self.add03.sum.val();
-        self.add_all.b.next = self.add4c.sum.val();
-        self.add01.c.next = self.neg.val();
-        self.add23.c.next = self.neg.val();
-        self.add45.c.next = self.neg.val();
-        self.add6c.c.next = self.neg.val();
-        self.add03.c.next = self.neg.val();
-        self.add4c.c.next = self.neg.val();
-        self.add_all.c.next = self.neg.val();
+        self.tree.next = ((self.pp0.val() + self.pp1.val()) + (self.pp2.val() + self.pp3.val()))
+            + ((self.pp4.val() + self.pp5.val())
+                + (self.pp6.val() + (self.credit_r.q.val() ^ self.inv.val())));
 
         // The dequeue: pop, take the word, count at the next edge; a drop chains the next dequeue to
         // this departure time, a send moves the credit and starts the link.
@@ -376,7 +354,7 @@ impl Logic for DualPi2Egress {
             self.o_step.d.next = self.step_mark.val();
             self.o_ovl.d.next = self.ovl.val();
             if !self.drop.val() & self.hv_l.val() & self.hv_c.val() {
-                self.credit_r.d.next = self.add_all.sum.val();
+                self.credit_r.d.next = self.tree.val() ^ self.inv.val();
             }
         }
         // A request that finds both queues empty (the link Idle) resets the credit.
@@ -469,27 +447,5 @@ impl Logic for DualPi2Egress {
             self.count.d.next = false;
             self.credit_r.d.next = self.c_reset_credit.val();
         }
-    }
-}
-
-/// `a + b + c` (modulo 2^24) in one carry chain: `{a, c} + {b, c}` is `2 (a + b + c)` plus `c` in
-/// bit 0, so the carry in rides the adder's lowest bit instead of a second adder.
-#[derive(LogicBlock, Default)]
-pub struct CarryAdd {
-    pub a: Signal<In, Bits<24>>,
-    pub b: Signal<In, Bits<24>>,
-    pub c: Signal<In, Bit>,
-    pub sum: Signal<Out, Bits<24>>,
-    cin: Signal<Local, Bits<25>>,
-    s: Signal<Local, Bits<25>>,
-}
-
-impl Logic for CarryAdd {
-    #[hdl_gen]
-    fn update(&mut self) {
-        self.cin.next = bit_cast::<25, 1>(self.c.val().into());
-        self.s.next = ((bit_cast::<25, 24>(self.a.val()) << 1) | self.cin.val())
-            + ((bit_cast::<25, 24>(self.b.val()) << 1) | self.cin.val());
-        self.sum.next = self.s.val().get_bits::<24>(1);
     }
 }
