@@ -1,10 +1,11 @@
 //! Input sequences for the conformance runs.
 //!
 //! A [`Stimulus`] is a deterministic function of a seed and a [`StimulusConfig`]: arrivals (single and
-//! back-to-back bursts), packet lengths (64..1518 and the edges around them), every ECN code point, egress
-//! back-pressure, register traffic (valid and invalid parameter writes, reads of every address, forced
-//! probabilities, seeds), resets in the middle of traffic, and time that advances by a configurable step
-//! with occasional jumps. [`config_strategy`] gives proptest strategies over the settings.
+//! back-to-back bursts), packet lengths (64..1518 and the edges around them, or a given set), every ECN
+//! code point, egress back-pressure, register traffic (valid and invalid parameter writes, reads of every
+//! address, forced probabilities, seeds, given parameters rewritten under traffic), resets in the
+//! middle of traffic, and time that advances by a configurable step with occasional jumps.
+//! [`config_strategy`] gives proptest strategies over the settings.
 
 use aqm_golden::dualpi2::kind::DUALPI2_CORE;
 use aqm_golden::dualpi2::regs as d2;
@@ -36,6 +37,8 @@ pub struct StimulusConfig {
     pub max_burst: u32,
     /// Percent of lengths drawn from [`EDGE_LENGTHS`] instead of 64..=1518.
     pub edge_len_pct: u32,
+    /// When not empty, every length is drawn from these instead (`edge_len_pct` is then unused).
+    pub lengths: Vec<u16>,
     /// Percent of cycles with `out_ready` high.
     pub ready_pct: u32,
     /// Typical advance of `now` per cycle, ns.
@@ -56,6 +59,10 @@ pub struct StimulusConfig {
     pub sweep_every: u32,
     /// Parameters written after each reset (register address, value).
     pub setup: Vec<(u8, u32)>,
+    /// One cycle in this many (after the setup writes) writes one of `rewrites`, drawn at random
+    /// (0: never): parameters changed under traffic.
+    pub rewrite_every: u32,
+    pub rewrites: Vec<(u8, u32)>,
     /// One cycle in this many writes a random probability up to `force_prob_max` (0: never).
     pub force_prob_every: u32,
     pub force_prob_max: u64,
@@ -69,6 +76,7 @@ impl Default for StimulusConfig {
             arrival_pct: 10,
             max_burst: 8,
             edge_len_pct: 10,
+            lengths: vec![],
             ready_pct: 90,
             ns_per_cycle: 2_000,
             jump_every: 5_000,
@@ -78,6 +86,8 @@ impl Default for StimulusConfig {
             reg_pct: 1,
             sweep_every: 0,
             setup: vec![],
+            rewrite_every: 0,
+            rewrites: vec![],
             force_prob_every: 0,
             force_prob_max: 0,
             core: &PIE_CORE,
@@ -145,6 +155,7 @@ fn drawn_config(
         arrival_pct,
         max_burst,
         edge_len_pct,
+        lengths: vec![],
         ready_pct,
         ns_per_cycle,
         jump_every,
@@ -154,6 +165,8 @@ fn drawn_config(
         reg_pct,
         sweep_every: 0,
         setup: vec![],
+        rewrite_every: 0,
+        rewrites: vec![],
         force_prob_every,
         force_prob_max: 0,
         core,
@@ -387,7 +400,10 @@ impl Stimulus {
     }
 
     fn length(&mut self) -> u16 {
-        if self.pct(self.cfg.edge_len_pct) {
+        if !self.cfg.lengths.is_empty() {
+            let n = self.below(self.cfg.lengths.len() as u64) as usize;
+            self.cfg.lengths[n]
+        } else if self.pct(self.cfg.edge_len_pct) {
             EDGE_LENGTHS[self.below(EDGE_LENGTHS.len() as u64) as usize]
         } else {
             64 + self.below(1518 - 64 + 1) as u16
@@ -465,6 +481,17 @@ impl Iterator for Stimulus {
             i.reg_we = true;
             i.reg_addr = addr::PROB_HI;
             i.reg_wdata = hi;
+        } else if !i.rst
+            && self.cfg.rewrite_every > 0
+            && !self.cfg.rewrites.is_empty()
+            && s > gap * self.cfg.setup.len() as u64
+            && self.below(self.cfg.rewrite_every as u64) == 0
+        {
+            let n = self.below(self.cfg.rewrites.len() as u64) as usize;
+            let (a, v) = self.cfg.rewrites[n];
+            i.reg_we = true;
+            i.reg_addr = a;
+            i.reg_wdata = v;
         } else if self.cfg.force_prob_every > 0 && self.below(self.cfg.force_prob_every as u64) == 0
         {
             let p = self.below(self.cfg.force_prob_max + 1);

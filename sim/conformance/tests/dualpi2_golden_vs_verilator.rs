@@ -103,6 +103,45 @@ fn step_marks_below_the_2_mtu_gate() {
     );
 }
 
+/// The 2 MTU gate's exact edge while MTU changes under traffic. Lengths 1, 249..=251 and 499..=501
+/// (sums of a few of them are mostly a multiple of 250 or one off), MTU rewritten among 250, 251, 500,
+/// 749 and 750 one cycle in 50 (a write within PARAM_CYCLES of the last is rejected), the link model
+/// off and `out_ready` at 30 % (a backlog of a few packets), probabilities forced up to 100 % that
+/// the slow controller (an update every 100 ms) leaves standing. The backlog without the head lands
+/// on 2 MTU (gate open) and 2 MTU - 1 (shut) thousands of times, and a hundred or more of them in the
+/// first cycles under a new MTU; with p' this high, a gate off by one byte, or one that sees MTU a
+/// cycle late, changes verdicts (both mutants fail here, the second only here).
+#[test]
+fn the_2_mtu_gate_at_its_edge_while_mtu_changes() {
+    let cfg = StimulusConfig {
+        lengths: vec![1, 249, 250, 251, 499, 500, 501],
+        rewrite_every: 50,
+        rewrites: [250, 251, 500, 749, 750]
+            .into_iter()
+            .map(|m| (addr::MTU, m))
+            .collect(),
+        ns_per_cycle: 1_000,
+        max_burst: 3,
+        ..forced_overload(
+            8,
+            30,
+            dualpi2_setup(100_000, 15_000, 0, 1024, 1, true, 2, 1_000),
+            2_000,
+        )
+    };
+    let (s, c) = check("vl_d2_gate_edge", 25, cfg, 600_000);
+    assert!(
+        c.gate_edges > 2_000 && c.fresh_gate_edges > 100 && c.param_commits > 3_000,
+        "{s:?} {c:?}"
+    );
+    assert!(
+        c.gated_decisions > 10_000
+            && c.marks_by(Rule::Coupled) > 1_000
+            && c.drops_by(Rule::Classic) > 500,
+        "{c:?}"
+    );
+}
+
 /// The same traffic through the wrap of the cores' 40-bit time: 100 ms before `now` reaches 2^41 (bit 40
 /// of the input set throughout), 200 ms in all. Updates (one per ms) that stopped at the wrap would leave
 /// about 100; sojourns, step marks and link times are compared on both sides.

@@ -73,6 +73,8 @@ pub struct Shown {
     /// ns, 40 bits.
     pub sojourn: u64,
     pub decision: Decision,
+    /// The backlog without this packet minus 2 MTU, bytes: the 2 MTU gate is shut below zero.
+    pub gate_margin: i64,
 }
 
 impl Shown {
@@ -131,7 +133,8 @@ pub struct Env<'a> {
 /// What happened at a clock edge, for coverage.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct EgressEvents {
-    pub decided: Option<(QueueId, Decision)>,
+    /// The dequeued packet's queue, decision and margin to the 2 MTU gate ([`Shown::gate_margin`]).
+    pub decided: Option<(QueueId, Decision, i64)>,
     pub sent: bool,
     pub link_wait: bool,
 }
@@ -179,6 +182,7 @@ impl Egress {
                     entry: h,
                     sojourn,
                     decision: decide(&vars, &params, backlog, &head, v.word),
+                    gate_margin: backlog as i64 - 2 * params.mtu as i64,
                 })
             })
         } else {
@@ -242,7 +246,7 @@ impl Egress {
                     });
                     ev.sent = true;
                 }
-                ev.decided = Some((s.queue, s.decision));
+                ev.decided = Some((s.queue, s.decision, s.gate_margin));
             }
             // CONTRACT: only here (and at reset) is the credit loaded with the initial credit: MTU and
             // C_PROTECTION commits leave it alone. A request while a descriptor is pushed but not yet

@@ -114,6 +114,11 @@ pub struct DualPi2Coverage {
     pub gated_decisions: u64,
     /// Step marks below the 2 MTU gate (which shuts off the coupled part, not the step).
     pub gated_step_marks: u64,
+    /// Decisions at the 2 MTU gate's edge: the backlog without the packet is 2 MTU (open) or
+    /// 2 MTU - 1 (shut).
+    pub gate_edges: u64,
+    /// Gate edges within [`FRESH_MTU_CYCLES`] cycles of an MTU commit (the gate reads the new MTU).
+    pub fresh_gate_edges: u64,
     /// Cycles in which a request found both queues empty and reset the credit.
     pub credit_resets: u64,
     /// Send handshakes.
@@ -147,6 +152,8 @@ impl DualPi2Coverage {
             ("overload_decisions", self.overload_decisions),
             ("gated_decisions", self.gated_decisions),
             ("gated_step_marks", self.gated_step_marks),
+            ("gate_edges", self.gate_edges),
+            ("fresh_gate_edges", self.fresh_gate_edges),
             ("credit_resets", self.credit_resets),
             ("departures", self.departures),
             ("exact_departures", self.exact_departures),
@@ -182,6 +189,10 @@ impl DualPi2Coverage {
     }
 }
 
+/// A decision this many cycles or fewer after an MTU commit counts as fresh: the first decisions under
+/// the new MTU, where a gate that reads MTU through a register of its own would still see the old one.
+pub const FRESH_MTU_CYCLES: u32 = 4;
+
 /// The DualPI2 core, cycle by cycle.
 #[derive(Clone, Debug, Default)]
 pub struct DualPi2CoreModel {
@@ -193,6 +204,8 @@ pub struct DualPi2CoreModel {
     queues: [queue::Queue; 2],
     egress: egress::Egress,
     prng: u64,
+    /// Cycles since the parameter engine last committed MTU, for [`DualPi2Coverage::fresh_gate_edges`].
+    since_mtu_commit: u32,
 }
 
 /// Everything combinational in one cycle.
@@ -439,6 +452,11 @@ impl DualPi2CoreModel {
         let committed = self.regs.clock(i, rst, c.write, read);
 
         // Coverage of this cycle's events.
+        let since_mtu_commit = self.since_mtu_commit;
+        self.since_mtu_commit = match c.commit {
+            Some((addr::MTU, _)) => 0,
+            _ => since_mtu_commit.saturating_add(1),
+        };
         let cov = &mut self.coverage;
         cov.resets += i.rst as u64;
         cov.soft_resets += (rst && !i.rst) as u64;
@@ -470,7 +488,7 @@ impl DualPi2CoreModel {
             cov.exact_departures += c.eg.exact as u64;
         }
         cov.credit_resets += c.eg.credit_reset as u64;
-        if let Some((_, d)) = eev.decided {
+        if let Some((_, d, margin)) = eev.decided {
             match d.verdict {
                 Verdict::Pass => cov.passes += 1,
                 Verdict::Mark(r) => cov.marks[rule_index(r)] += 1,
@@ -479,6 +497,9 @@ impl DualPi2CoreModel {
             cov.overload_decisions += d.overload as u64;
             cov.gated_decisions += d.gated as u64;
             cov.gated_step_marks += (d.gated && d.verdict == Verdict::Mark(Rule::Step)) as u64;
+            let edge = margin == 0 || margin == -1;
+            cov.gate_edges += edge as u64;
+            cov.fresh_gate_edges += (edge && since_mtu_commit < FRESH_MTU_CYCLES) as u64;
         }
         cov.departures += eev.sent as u64;
         cov.link_waits += eev.link_wait as u64;
