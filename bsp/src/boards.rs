@@ -24,12 +24,13 @@ pub struct TopFiles {
 /// the reset's path). 62.5 MHz before. At 14 ns (71.4 MHz) seed 3 routed to 71.7 and the default seed
 /// had not routed after 330 s: no margin.
 pub const PIE_NSPC: u64 = 15;
-/// The DualPI2 card's core clock, ns per cycle: 41.7 MHz. The card meets it at 45.0 MHz on nextpnr's
-/// default seed (2026-12-06, since the WRR credit is a leaf of w x len's adder tree and the 2 MTU gate
-/// has no adder on MTU; at 25 ns the same logic closed at 46.8). 40 MHz (25 ns) before, met at 42.0.
-/// The PLL makes no exact clock between 41.7 and 50 MHz (20 ns); with one packet per 3 clocks the card
-/// closed at 59.8 MHz, and at 50 MHz routed on seeds 2 and 3 only.
-pub const DUALPI2_NSPC: u64 = 24;
+/// The DualPI2 card's core clock, ns per cycle: 50 MHz. The card meets it at 51.5 MHz on seed 2, in
+/// 291 s of place and route with the default seed's stalled route stopped after 58 s (2026-12-06,
+/// since the ingress keeps the backlog's gap to 2 MTU in a register and the egress's gate is one
+/// 17-bit chain; at 41.7 MHz the same logic closed at 48.0 on the default seed). 41.7 MHz (24 ns)
+/// before, met at 45.0; 40 MHz (25 ns) before that. With one packet per 3 clocks the card closed at
+/// 59.8 MHz.
+pub const DUALPI2_NSPC: u64 = 20;
 
 /// One line card: its core, its core clock, its board top (PLL, 1 Mbaud) and the same logic for
 /// simulation (clocked directly, a [`SIM_CPB`]-cycle UART bit, the same time step).

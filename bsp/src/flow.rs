@@ -153,8 +153,10 @@ pub struct PnrRun {
     /// `None`: nextpnr's default seed.
     pub seed: Option<u32>,
     /// The lowest Fmax over the clocks and its target, MHz; `None` when nextpnr ran out of time
-    /// ([`pnr_limit`]) and was stopped.
+    /// ([`pnr_limit`]) or its route stalled ([`route_stalled`]) and it was stopped.
     pub fmax: Option<(f64, f64)>,
+    /// Stopped because its route stalled (else, without an Fmax, at the time limit).
+    pub stalled: bool,
     pub seconds: f64,
 }
 
@@ -179,21 +181,76 @@ pub fn pnr_limit() -> std::time::Duration {
 /// routes with the next); the report lists every run.
 pub const PNR_SEEDS: [Option<u32>; 3] = [None, Some(2), Some(3)];
 
+/// A route stalls when this many of nextpnr-ice40's router progress lines in a row (one per 1000
+/// iterations) leave the same number of arcs to route and route none without a rip-up
+/// ([`route_stalled`]).
+pub const ROUTE_STALL_LINES: usize = 100;
+
+/// Whether nextpnr-ice40's log shows its router stalled. The router prints a line every 1000
+/// iterations: `IterCnt | w/ripup wo/ripup | delta w/r wo/r | remaining arcs | batch total`. Near a
+/// full HX8K a route sometimes stops converging: from one line on, each iteration rips up what the one
+/// before routed, the remaining arcs stay the same and nothing is routed without a rip-up, for as long
+/// as the run is let go (the DualPI2 card at 50 MHz, 2026-12-06: 12,540 arcs left from 20 s into
+/// routing until the 600 s limit, 9.3 million iterations), while a route that converges lowers the
+/// count line by line. A stalled route is stopped as soon as [`ROUTE_STALL_LINES`] such lines are in
+/// a row (a few seconds), not at the time limit; the log decides, so the outcome does not depend on
+/// the machine's speed.
+fn route_stalled(log: &str) -> bool {
+    let mut last = None;
+    let mut same = 0;
+    for line in log.lines() {
+        let Some(rest) = line.strip_prefix("Info:") else {
+            continue;
+        };
+        let f: Vec<&str> = rest.split('|').map(str::trim).collect();
+        if f.len() != 6 || f[0].parse::<u64>().is_err() {
+            continue;
+        }
+        let (Some(routed_plainly), Ok(remaining)) =
+            (f[2].split_whitespace().nth(1), f[3].parse::<u64>())
+        else {
+            continue;
+        };
+        same = if routed_plainly == "0" && last == Some(remaining) {
+            same + 1
+        } else {
+            0
+        };
+        last = Some(remaining);
+    }
+    same >= ROUTE_STALL_LINES
+}
+
+/// How a run of [`run_limited`] ended.
+#[derive(Clone, Debug, PartialEq)]
+enum RunEnd {
+    /// It finished; its output.
+    Done(String),
+    /// It was still running at its time limit and was stopped.
+    TimedOut,
+    /// Its log showed it stalled ([`route_stalled`]) and it was stopped.
+    Stalled,
+}
+
 /// Runs `cmd` in `dir` with its output (stdout and stderr) in `dir`/`log`; returns that output, or an
 /// error with its last lines when `cmd` cannot start or fails.
 fn run(dir: &Path, cmd: &mut Command, log: &str) -> Result<String, String> {
-    // Without a limit the run is never stopped.
-    run_limited(dir, cmd, log, None).map(Option::unwrap_or_default)
+    // Without a limit or a stall check the run is never stopped.
+    match run_limited(dir, cmd, log, None, None)? {
+        RunEnd::Done(text) => Ok(text),
+        RunEnd::TimedOut | RunEnd::Stalled => Ok(String::new()),
+    }
 }
 
-/// [`run`] with an optional time limit: `Ok(None)` when `cmd` was still running after `limit` and was
-/// stopped.
+/// [`run`] with an optional time limit and an optional check of the log so far (every 2 s): a run
+/// still going at `limit`, or whose log `stalled` says is stuck, is stopped.
 fn run_limited(
     dir: &Path,
     cmd: &mut Command,
     log: &str,
     limit: Option<std::time::Duration>,
-) -> Result<Option<String>, String> {
+    stalled: Option<fn(&str) -> bool>,
+) -> Result<RunEnd, String> {
     let path = dir.join(log);
     let out = std::fs::File::create(&path).map_err(|e| format!("cannot write {log}: {e}"))?;
     let err = out
@@ -211,13 +268,26 @@ fn run_limited(
             )
         })?;
     let started = Instant::now();
+    let mut polls = 0u64;
     let status = loop {
+        polls += 1;
+        let stuck = || {
+            stalled.is_some_and(|f| {
+                polls.is_multiple_of(10)
+                    && std::fs::read(&path).is_ok_and(|b| f(&String::from_utf8_lossy(&b)))
+            })
+        };
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if limit.is_some_and(|l| started.elapsed() >= l) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Ok(None);
+                return Ok(RunEnd::TimedOut);
+            }
+            Ok(None) if stuck() => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(RunEnd::Stalled);
             }
             Ok(None) => std::thread::sleep(std::time::Duration::from_millis(200)),
             Err(e) => return Err(format!("waiting for {:?}: {e}", cmd.get_program())),
@@ -234,7 +304,7 @@ fn run_limited(
             tail.into_iter().rev().collect::<Vec<_>>().join("\n")
         ));
     }
-    Ok(Some(text))
+    Ok(RunEnd::Done(text))
 }
 
 fn version(cmd: &str, arg: &str) -> String {
@@ -363,15 +433,25 @@ fn place_and_route(
             }
         };
         let t = Instant::now();
-        let log = run_limited(&r.dir.clone(), &mut c, &log_name, Some(limit))?;
+        let end = run_limited(
+            &r.dir.clone(),
+            &mut c,
+            &log_name,
+            Some(limit),
+            Some(route_stalled),
+        )?;
         let seconds = t.elapsed().as_secs_f64();
-        let Some(log) = log else {
-            r.pnr_runs.push(PnrRun {
-                seed,
-                fmax: None,
-                seconds,
-            });
-            continue;
+        let log = match end {
+            RunEnd::Done(log) => log,
+            RunEnd::TimedOut | RunEnd::Stalled => {
+                r.pnr_runs.push(PnrRun {
+                    seed,
+                    fmax: None,
+                    stalled: end == RunEnd::Stalled,
+                    seconds,
+                });
+                continue;
+            }
         };
         parse_nextpnr(&log, target, r);
         let worst = r
@@ -382,6 +462,7 @@ fn place_and_route(
         r.pnr_runs.push(PnrRun {
             seed,
             fmax: Some(worst),
+            stalled: false,
             seconds,
         });
         met = !r.clocks.is_empty() && r.clocks.iter().all(|c| c.pass);
@@ -895,6 +976,11 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
     };
     let attempt = |run: &PnrRun| match run.fmax {
         Some((f, t)) => format!("{} reached {f:.2} of {t:.2} MHz", seed_name(&run.seed)),
+        None if run.stalled => format!(
+            "{} was stopped after {:.0} s, its route stalled",
+            seed_name(&run.seed),
+            run.seconds
+        ),
         None => format!(
             "{} was stopped after {:.0} s without a route",
             seed_name(&run.seed),
@@ -1051,13 +1137,102 @@ mod tests {
         create(&dir).unwrap();
         let limit = Some(std::time::Duration::from_millis(500));
         let t = Instant::now();
-        let slow = run_limited(&dir, Command::new("sleep").arg("30"), "slow.log", limit);
-        assert_eq!(slow, Ok(None));
+        let slow = run_limited(
+            &dir,
+            Command::new("sleep").arg("30"),
+            "slow.log",
+            limit,
+            None,
+        );
+        assert_eq!(slow, Ok(RunEnd::TimedOut));
         assert!(t.elapsed().as_secs() < 10);
-        let fast = run_limited(&dir, Command::new("echo").arg("routed"), "fast.log", limit);
-        assert_eq!(fast, Ok(Some("routed\n".to_string())));
-        let failed = run_limited(&dir, &mut Command::new("false"), "false.log", limit);
+        let fast = run_limited(
+            &dir,
+            Command::new("echo").arg("routed"),
+            "fast.log",
+            limit,
+            None,
+        );
+        assert_eq!(fast, Ok(RunEnd::Done("routed\n".to_string())));
+        let failed = run_limited(&dir, &mut Command::new("false"), "false.log", limit, None);
         assert!(failed.unwrap_err().contains("failed"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Router progress lines as nextpnr-ice40 0.4 prints them: `n` lines from iteration `from` on,
+    /// each `rip` arcs routed with a rip-up and `plain` without, `remaining` left (less `step` a line).
+    fn router_lines(
+        from: u64,
+        n: u64,
+        (rip, plain): (u64, u64),
+        remaining: u64,
+        step: u64,
+    ) -> String {
+        (0..n)
+            .map(|i| {
+                format!(
+                    "Info: {:>10} | {:>8} {:>10} | {:>4} {:>5} | {:>9}| {:>10.2} {:>10.2}|\n",
+                    from + 1000 * i,
+                    11041 + 1000 * i,
+                    16632,
+                    rip,
+                    plain,
+                    remaining - step * i,
+                    0.06,
+                    20.5 + 0.06 * i as f64
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_route_that_stops_converging_is_seen_stalled_and_one_that_converges_is_not() {
+        let head = "Info: Routing..\nInfo:            |   (re-)routed arcs  |   delta    | remaining|       time spent     |\nInfo:    IterCnt |  w/ripup   wo/ripup |  w/r  wo/r |      arcs| batch(sec) total(sec)|\n";
+        let converging = router_lines(1000, 40, (400, 600), 21447, 300);
+        // The DualPI2 card's default seed at 50 MHz: 12540 arcs left, every iteration a rip-up.
+        let stuck = |n| router_lines(29000, n, (1000, 0), 12540, 0);
+        let n = ROUTE_STALL_LINES as u64;
+        assert!(!route_stalled(&format!("{head}{converging}")));
+        assert!(!route_stalled(&format!("{head}{converging}{}", stuck(n))));
+        assert!(route_stalled(&format!(
+            "{head}{converging}{}",
+            stuck(n + 1)
+        )));
+        // Lines that route without a rip-up, or lower the count, are progress.
+        let slow = router_lines(29000, 3 * n, (990, 10), 12540, 0);
+        assert!(!route_stalled(&format!("{head}{slow}")));
+        let creeping = router_lines(29000, 3 * n, (1000, 0), 12540, 1);
+        assert!(!route_stalled(&format!("{head}{creeping}")));
+        // A stall that ended is not one.
+        let after = router_lines(500_000, 3, (600, 400), 12000, 100);
+        assert!(!route_stalled(&format!("{head}{}{after}", stuck(2 * n))));
+    }
+
+    #[test]
+    fn a_stalled_run_is_stopped_before_its_time_limit() {
+        let dir = std::env::temp_dir().join(format!("aqm-flow-stall-{}", std::process::id()));
+        create(&dir).unwrap();
+        let lines = router_lines(29000, ROUTE_STALL_LINES as u64 + 5, (1000, 0), 12540, 0);
+        std::fs::write(dir.join("stuck.txt"), lines).unwrap();
+        let limit = Some(std::time::Duration::from_secs(60));
+        let t = Instant::now();
+        let stuck = run_limited(
+            &dir,
+            Command::new("sh").args(["-c", "cat stuck.txt; sleep 60"]),
+            "stuck.log",
+            limit,
+            Some(route_stalled),
+        );
+        assert_eq!(stuck, Ok(RunEnd::Stalled));
+        assert!(t.elapsed().as_secs() < 30);
+        let done = run_limited(
+            &dir,
+            Command::new("sh").args(["-c", "echo routed"]),
+            "done.log",
+            limit,
+            Some(route_stalled),
+        );
+        assert_eq!(done, Ok(RunEnd::Done("routed\n".to_string())));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -1068,16 +1243,19 @@ mod tests {
                 PnrRun {
                     seed: None,
                     fmax: Some((37.22, 40.0)),
+                    stalled: false,
                     seconds: 300.0,
                 },
                 PnrRun {
                     seed: Some(2),
                     fmax: None,
+                    stalled: false,
                     seconds: 900.4,
                 },
                 PnrRun {
                     seed: Some(3),
                     fmax: Some((44.08, 40.0)),
+                    stalled: false,
                     seconds: 280.0,
                 },
             ],
@@ -1088,6 +1266,18 @@ mod tests {
             s.contains("Placed and routed with seed 3 (other attempts: nextpnr's default seed reached 37.22 of 40.00 MHz; seed 2 was stopped after 900 s without a route), place and route"),
             "{s}"
         );
+        r.pnr_runs[0] = PnrRun {
+            seed: None,
+            fmax: None,
+            stalled: true,
+            seconds: 91.6,
+        };
+        let s = report_markdown("dualpi2-v1", &r);
+        assert!(
+            s.contains("(other attempts: nextpnr's default seed was stopped after 92 s, its route stalled; seed 2 was stopped after 900 s without a route)"),
+            "{s}"
+        );
+        r.pnr_runs[0].fmax = Some((40.5, 40.0));
         r.pnr_runs.truncate(1);
         assert!(report_markdown("x", &r)
             .contains("Placed and routed with nextpnr's default seed, place"),);
@@ -1098,6 +1288,7 @@ mod tests {
         let run = |seed, f: f64| PnrRun {
             seed,
             fmax: Some((f, 150.0)),
+            stalled: false,
             seconds: 60.0,
         };
         let r = FlowReport {
@@ -1121,6 +1312,7 @@ mod tests {
             pnr_runs: vec![PnrRun {
                 seed: None,
                 fmax: None,
+                stalled: false,
                 seconds: 600.0,
             }],
             ..FlowReport::default()

@@ -21,6 +21,9 @@
 //   BYTES    BACKLOG_BYTES_L/C read back = the sum of the lens of the packets queued in L / C: shadow
 //            byte counts per queue, + the len of each enqueued descriptor, - the len of each pop; each
 //            pop is the next departure, with its queue and len
+//   GAP      the ingress's gap to 2 MTU (the egress's 2 MTU gate reads it) is L + C - 2 MTU in every
+//            cycle (modulo 2^22, the backlogs' width), from the backlogs and the MTU in effect, for any
+//            parameter writes (k-induction: from any state)
 //   FIFO     per queue: a tracked enqueued packet leaves its queue (sent or dropped) after exactly the
 //            packets enqueued into that queue before it, with its tag
 //   SEED     the PRNG state, read as SEED_LO and SEED_HI, is never zero, whatever the seed writes
@@ -47,6 +50,7 @@
 //   MUT_QUEUE_PHANTOM    the harness misses the enqueue verdict of tag 16'h5A5A (breaks QUEUE)
 //   MUT_LIMIT_SHORT      the harness expects one packet fewer than LIMIT at most (breaks LIMIT)
 //   MUT_BYTES_SHORT      the harness counts the descriptor tagged 16'h0042 one byte short (breaks BYTES)
+//   MUT_GAP_NO_C         the harness leaves C's backlog out of the gap (breaks GAP)
 //   MUT_FIFO_SWAP        the harness sees bit 2 of out_tag flipped when the tag is 16'h0007 (breaks FIFO)
 //   MUT_CLEAR_LATE       the harness applies a counter clear one edge late (breaks COUNTERS)
 //   MUT_REGS_EARLY       the harness expects an accepted write from w+3, not w+40 (breaks REGS)
@@ -104,6 +108,13 @@ module dualpi2_core_props (
   // The byte backlogs, exposed by dualpi2_core_props.bytes.ys.
   wire [21:0] hw_bytes_l, hw_bytes_c;
 `define CORE_ABSTRACT_PORTS .\ingress$bytes_l (hw_bytes_l), .\ingress$bytes_c (hw_bytes_c), .\egress$pop_l (pop_l), .\egress$pop_c (pop_c), .\egress$pop_len (pop_len),
+`endif
+`ifdef GAP
+  // The byte backlogs, the gap to 2 MTU and the MTU in effect, exposed by dualpi2_core_props.gap.ys.
+  wire [21:0] hw_bytes_l, hw_bytes_c;
+  wire [23:0] hw_gap;
+  wire [10:0] hw_mtu;
+`define CORE_ABSTRACT_PORTS .\ingress$bytes_l (hw_bytes_l), .\ingress$bytes_c (hw_bytes_c), .\ingress$gap (hw_gap), .\params$mtu (hw_mtu),
 `endif
 `include "core_dut.svh"
 
@@ -237,6 +248,23 @@ module dualpi2_core_props (
     assert ((pop_l || pop_c) == departure);
     if (departure) assert (pop_l == out_queue && pop_len == out_len);
   end
+`endif
+
+`ifdef GAP
+  // The egress's 2 MTU gate reads the gap, which the ingress computes a cycle ahead from the backlogs,
+  // the push, the pop and the parameter engine's next MTU: L + C - 2 MTU in every cycle, for any
+  // parameter writes. Proven by induction, in the 22 bits of the backlogs: from any state, so an MTU
+  // commit (40 cycles after its write, beyond a bounded check from reset) is covered. The gap's two
+  // top bits agree because L + C never passes the byte limit (below 2^22), which is the ingress's
+  // limit check, not proven here.
+`ifdef MUT_GAP_NO_C
+  // The harness leaves C's backlog out (breaks GAP at the first Classic enqueue).
+  wire [21:0] gap_c = 22'd0;
+`else
+  wire [21:0] gap_c = hw_bytes_c;
+`endif
+  wire [21:0] gap_want = hw_bytes_l + gap_c - {10'd0, hw_mtu, 1'b0};
+  always @(*) if (!init) assert (hw_gap[21:0] == gap_want);
 `endif
 
 `ifdef FIFO

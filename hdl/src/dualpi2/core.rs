@@ -65,6 +65,7 @@ core_logic! {
             self.ingress.limit.next = self.params.limit.val();
             self.ingress.byte_limit.next = self.params.byte_limit.val();
             self.ingress.min_qlen_step.next = self.params.min_qlen_step.val();
+            self.ingress.mtu_next.next = self.params.mtu_next.val();
             self.ingress.cnt_l.next = self.queue_l.count.val();
             self.ingress.cnt_c.next = self.queue_c.count.val();
             self.ingress.pop_l.next = self.egress.pop_l.val();
@@ -86,13 +87,11 @@ core_logic! {
             self.egress.head_l.next = self.queue_l.head_data.val();
             self.egress.hv_c.next = self.queue_c.head_valid.val();
             self.egress.head_c.next = self.queue_c.head_data.val();
-            self.egress.bytes_l.next = self.ingress.bytes_l.val();
-            self.egress.bytes_c.next = self.ingress.bytes_c.val();
+            self.egress.gap.next = self.ingress.gap.val();
             self.egress.rnd_word.next = self.prng.word.val();
             self.egress.prob.next = self.ctrl.prob.val();
             self.egress.kp.next = self.ctrl.kp.val();
             self.egress.overload.next = self.ctrl.overload.val();
-            self.egress.mtu.next = self.params.mtu.val();
             self.egress.step_ns.next = self.params.step_ns.val();
             self.egress.drop_overload.next = self.params.drop_overload.val();
             self.egress.wc.next = self.params.wc.val();

@@ -15,11 +15,13 @@
 //! For the clock, each queue's packet is decided from its own head before the pick, and the pick (the
 //! credit's sign) chooses among the two decisions last: L's step threshold (its comparison in a carry
 //! chain beside the sojourn's, [`AgeAbove`]) and each queue's 2 MTU gate are off the path from the
-//! credit to the credit. Only the credit's own w x len (7 x 16 bits) follows the pick, and the credit
+//! credit to the credit. The gate is one 17-bit chain: the ingress keeps the backlog's gap to 2 MTU,
+//! L + C - 2 MTU, in a register computed a cycle ahead, so that only the head's length is subtracted
+//! here. Only the credit's own w x len (7 x 16 bits) follows the pick, and the credit
 //! is a leaf of its adder tree (for a C packet inverted, and the sum inverted), so the loop
 //! from the credit to the credit holds three adders, not a product's three and then the add.
 
-use crate::arith::{AddSub, AgeAbove, Csa};
+use crate::arith::AgeAbove;
 use crate::konst::K;
 use crate::link::LinkModel;
 use aqm_golden::dualpi2::params::HARDWARE_PARAMS;
@@ -39,8 +41,8 @@ pub struct DualPi2Egress {
     pub pop_l: Signal<Out, Bit>,
     pub pop_c: Signal<Out, Bit>,
     pub pop_len: Signal<Out, Bits<16>>,
-    pub bytes_l: Signal<In, Bits<22>>,
-    pub bytes_c: Signal<In, Bits<22>>,
+    /// L + C - 2 MTU, bytes, 24-bit two's complement (the ingress's register).
+    pub gap: Signal<In, Bits<24>>,
     /// The random generator: the shown packet is decided with its next word, which a dequeue takes.
     pub rnd_take: Signal<Out, Bit>,
     pub rnd_word: Signal<In, Bits<64>>,
@@ -49,7 +51,6 @@ pub struct DualPi2Egress {
     pub kp: Signal<In, Bits<40>>,
     pub overload: Signal<In, Bit>,
     // Parameters in effect.
-    pub mtu: Signal<In, Bits<11>>,
     pub step_ns: Signal<In, Bits<30>>,
     pub drop_overload: Signal<In, Bit>,
     pub wc: Signal<In, Bits<7>>,
@@ -88,14 +89,15 @@ pub struct DualPi2Egress {
     link: LinkModel,
     /// L's sojourn and its step threshold, the comparison's carry chain beside the sojourn's.
     age_l: AgeAbove,
-    /// L + C + ~(2 MTU) in carry-save form (~(2 MTU) = -2 MTU - 1, plain inverted bits), then
-    /// with the 1 in the empty low bit of the shifted majority word and less a queue's head's length
-    /// in one chain: the sign of `gate_l` (`gate_c`) is the 2 MTU gate on the backlog without L's (C's)
-    /// head (the backlogs are below 2^22, so the 24-bit result keeps its sign). No adder of MTU sits
-    /// before the chain.
-    backlog: Csa<24>,
-    gate_l: AddSub<24>,
-    gate_c: AddSub<24>,
+    /// Each queue's 2 MTU gate on the backlog without its head, gap - len < 0: shut when the gap is
+    /// negative, open when it is 2^16 or more, else the low 16 bits against the length (one 17-bit
+    /// chain, whose sign is `lo_l[16]`).
+    lo_l: Signal<Local, Bits<17>>,
+    lo_c: Signal<Local, Bits<17>>,
+    /// 0 <= gap < 2^16.
+    gap_mid: Signal<Local, Bit>,
+    shut_l: Signal<Local, Bit>,
+    shut_c: Signal<Local, Bit>,
     /// The previous dequeue was a drop: the next one, if in the very next cycle, keeps its departure
     /// time.
     chain: DFF<Bit>,
@@ -165,7 +167,6 @@ pub struct DualPi2Egress {
     /// the product's three and then the add.
     tree: Signal<Local, Bits<24>>,
     c_hundred: K<7, 100>,
-    c_one: K<24, 1>,
     c_reset_credit: K<24, { (initial_credit(&HARDWARE_PARAMS) as u64) & ((1 << 24) - 1) }>,
 }
 
@@ -221,15 +222,15 @@ impl Logic for DualPi2Egress {
         self.age_l.thr.next = self.step_ns.val();
 
         // Each queue's 2 MTU gate, on the backlog without its head.
-        self.backlog.a.next = bit_cast::<24, 22>(self.bytes_l.val());
-        self.backlog.b.next = bit_cast::<24, 22>(self.bytes_c.val());
-        self.backlog.c.next = !(bit_cast::<24, 11>(self.mtu.val()) << 1);
-        self.gate_l.a.next = self.backlog.s.val();
-        self.gate_l.b.next = (self.backlog.k.val() << 1) | self.c_one.val();
-        self.gate_l.c.next = bit_cast::<24, 16>(self.head_l.val().get_bits::<16>(0));
-        self.gate_c.a.next = self.backlog.s.val();
-        self.gate_c.b.next = (self.backlog.k.val() << 1) | self.c_one.val();
-        self.gate_c.c.next = bit_cast::<24, 16>(self.head_c.val().get_bits::<16>(0));
+        self.lo_l.next = bit_cast::<17, 16>(self.gap.val().get_bits::<16>(0))
+            - bit_cast::<17, 16>(self.head_l.val().get_bits::<16>(0));
+        self.lo_c.next = bit_cast::<17, 16>(self.gap.val().get_bits::<16>(0))
+            - bit_cast::<17, 16>(self.head_c.val().get_bits::<16>(0));
+        self.gap_mid.next = !self.gap.val().get_bits::<8>(16).any();
+        self.shut_l.next =
+            self.gap.val().get_bit(23) | (self.gap_mid.val() & self.lo_l.val().get_bit(16));
+        self.shut_c.next =
+            self.gap.val().get_bit(23) | (self.gap_mid.val() & self.lo_c.val().get_bit(16));
 
         // L's packet: in overload a drop with p'^2 when drop_overload, else a mark; otherwise k p',
         // a drop only for a Not-ECT packet; then the step threshold for what the coupled part left
@@ -249,7 +250,7 @@ impl Logic for DualPi2Egress {
         self.mark_l.next = self.c_mark_l.val() | (self.step_l.val() & self.ect_l.val());
         self.step_mark_l.next = self.step_l.val() & self.ect_l.val();
         self.ovl_l.next = self.overload.val();
-        if self.gate_l.sum.val().get_bit(23) {
+        if self.shut_l.val() {
             self.drop_l.next = self.step_hit_l.val() & !self.ect_l.val();
             self.mark_l.next = self.step_hit_l.val() & self.ect_l.val();
             self.step_mark_l.next = self.step_hit_l.val() & self.ect_l.val();
@@ -259,7 +260,7 @@ impl Logic for DualPi2Egress {
         self.drop_c.next = self.squared.val() & (self.overload.val() | !self.ect_c.val());
         self.mark_c.next = self.squared.val() & !self.overload.val() & self.ect_c.val();
         self.ovl_c.next = self.overload.val();
-        if self.gate_c.sum.val().get_bit(23) {
+        if self.shut_c.val() {
             self.drop_c.next = false;
             self.mark_c.next = false;
             self.ovl_c.next = false;

@@ -12,9 +12,19 @@
 //! That loop (backlogs -> limit checks -> push -> backlogs) is two carry chains long: each limit check
 //! is one chain behind carry-save compression (3:2 LUT levels that reduce three words to two), and so is
 //! each backlog's update (backlog + push - pop); summed and compared chain by chain it was five.
+//!
+//! Beside the backlogs, the ingress keeps their gap to 2 MTU, L + C - 2 MTU, for the egress's 2 MTU gate:
+//! computed from the same push and pop and the parameter engine's next MTU (a commit or a reset included),
+//! so that it is exact in every cycle and the gate's path starts at a register. (From the backlogs, the
+//! gate was three carry-save levels and a chain ahead of the drop and the credit's update.)
 
 use crate::arith::{AddSub, Csa};
+use crate::konst::K;
+use aqm_golden::dualpi2::params::HARDWARE_PARAMS as H;
 use rust_hdl::prelude::*;
+
+/// The gap out of a reset: no backlog, MTU at its reset value.
+const RESET_GAP: u64 = (1 << 24) - 2 * H.mtu as u64;
 
 #[derive(LogicBlock, Default)]
 pub struct DualPi2Ingress {
@@ -32,6 +42,8 @@ pub struct DualPi2Ingress {
     pub limit: Signal<In, Bits<11>>,
     pub byte_limit: Signal<In, Bits<23>>,
     pub min_qlen_step: Signal<In, Bits<32>>,
+    /// MTU after this edge (the parameter engine's register input).
+    pub mtu_next: Signal<In, Bits<11>>,
     // The queues.
     pub cnt_l: Signal<In, Bits<10>>,
     pub cnt_c: Signal<In, Bits<10>>,
@@ -50,6 +62,9 @@ pub struct DualPi2Ingress {
     // State and counters.
     pub bytes_l: Signal<Out, Bits<22>>,
     pub bytes_c: Signal<Out, Bits<22>>,
+    /// L + C - 2 MTU (bytes, 24-bit two's complement) in a register of its own: the egress's 2 MTU
+    /// gate less the head's length.
+    pub gap: Signal<Out, Bits<24>>,
     pub pkts_in_l: Signal<Out, Bits<32>>,
     pub pkts_in_c: Signal<Out, Bits<32>>,
     pub dropped_l: Signal<Out, Bits<32>>,
@@ -98,6 +113,17 @@ pub struct DualPi2Ingress {
     /// Each byte backlog's update, backlog + push - pop, as one carry chain.
     upd_l: AddSub<22>,
     upd_c: AddSub<22>,
+    /// The gap after this edge, L + C + push - pop - 2 MTU', from the backlogs before it: ~(2 MTU')
+    /// and ~pop (each -x - 1) with the two 1s in the empty low bits of the shifted majority words,
+    /// three carry-save levels (the late words, the push and then the pop, last) and one chain.
+    gap_r: DFF<Bits<24>>,
+    n2mtu: Signal<Local, Bits<24>>,
+    add: Signal<Local, Bits<24>>,
+    sub: Signal<Local, Bits<24>>,
+    g1: Csa<24>,
+    g2: Csa<24>,
+    g3: Csa<24>,
+    c_reset_gap: K<24, RESET_GAP>,
 }
 
 impl Logic for DualPi2Ingress {
@@ -122,7 +148,8 @@ impl Logic for DualPi2Ingress {
             pkts_in_c_r,
             dropped_l_r,
             dropped_c_r,
-            maxq_r
+            maxq_r,
+            gap_r
         );
         // Accept.
         self.in_ready.next = !self.rst.val();
@@ -219,6 +246,26 @@ impl Logic for DualPi2Ingress {
         self.upd_c.c.next = self.sub_c.val();
         self.bytes_l_r.d.next = self.upd_l.sum.val();
         self.bytes_c_r.d.next = self.upd_c.sum.val();
+        // The gap, from the same push and pop (each goes to one queue).
+        self.n2mtu.next = !(bit_cast::<24, 11>(self.mtu_next.val()) << 1);
+        self.add.next = 0.into();
+        if self.enq.val() {
+            self.add.next = bit_cast::<24, 16>(self.v_len.q.val());
+        }
+        self.sub.next = 0.into();
+        if self.pop_l.val() | self.pop_c.val() {
+            self.sub.next = bit_cast::<24, 16>(self.pop_len.val());
+        }
+        self.g1.a.next = bit_cast::<24, 22>(self.bytes_l_r.q.val());
+        self.g1.b.next = bit_cast::<24, 22>(self.bytes_c_r.q.val());
+        self.g1.c.next = self.n2mtu.val();
+        self.g2.a.next = self.g1.s.val();
+        self.g2.b.next = (self.g1.k.val() << 1) | 1_u64.to_bits();
+        self.g2.c.next = self.add.val();
+        self.g3.a.next = self.g2.s.val();
+        self.g3.b.next = (self.g2.k.val() << 1) | 1_u64.to_bits();
+        self.g3.c.next = !self.sub.val();
+        self.gap_r.d.next = self.g3.s.val() + (self.g3.k.val() << 1);
 
         self.verdict_valid.next = self.vv.q.val();
         self.verdict_tag.next = self.vtag.q.val();
@@ -226,6 +273,7 @@ impl Logic for DualPi2Ingress {
         self.verdict_queue.next = self.vq.q.val();
         self.bytes_l.next = self.bytes_l_r.q.val();
         self.bytes_c.next = self.bytes_c_r.q.val();
+        self.gap.next = self.gap_r.q.val();
         self.pkts_in_l.next = self.pkts_in_l_r.q.val();
         self.pkts_in_c.next = self.pkts_in_c_r.q.val();
         self.dropped_l.next = self.dropped_l_r.q.val();
@@ -249,6 +297,7 @@ impl Logic for DualPi2Ingress {
             self.vq.d.next = false;
             self.bytes_l_r.d.next = 0.into();
             self.bytes_c_r.d.next = 0.into();
+            self.gap_r.d.next = self.c_reset_gap.val();
             self.pkts_in_l_r.d.next = 0.into();
             self.pkts_in_c_r.d.next = 0.into();
             self.dropped_l_r.d.next = 0.into();

@@ -85,6 +85,9 @@ pub struct DualPi2Params {
     pub limit: Signal<Out, Bits<11>>,
     pub byte_limit: Signal<Out, Bits<23>>,
     pub mtu: Signal<Out, Bits<11>>,
+    /// MTU after this edge: `mtu`'s register input, with a commit or a reset in it (the ingress keeps
+    /// the backlog's distance to 2 MTU a cycle ahead with it).
+    pub mtu_next: Signal<Out, Bits<11>>,
     pub wc: Signal<Out, Bits<7>>,           // C protection, %
     pub init_credit: Signal<Out, Bits<24>>, // signed
     pub link_bt: Signal<Out, Bits<24>>,
@@ -475,6 +478,7 @@ impl Logic for DualPi2Params {
             self.credit_r.d.next = self.c_credit.val();
             self.link_bt_r.d.next = 0.into();
         }
+        self.mtu_next.next = self.mtu_r.d.val();
     }
 }
 
