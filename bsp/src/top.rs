@@ -7,8 +7,8 @@
 //! no model.
 //!
 //! LEDs (0..7): heartbeat, frame answered, frame refused, enqueued, CE-marked, early drop, tail drop,
-//! departure; each event stretched to 4 or 5 ticks of 2^20 cycles (63 to 79 ms at 66.7 MHz, 105 to
-//! 131 ms at 40 MHz).
+//! departure; each event stretched to 4 or 5 ticks of 2^20 cycles (59 to 73 ms at 71.4 MHz, 84 to
+//! 105 ms at 50 MHz).
 
 use rust_hdl::prelude::*;
 
@@ -348,8 +348,8 @@ board_top!(
 );
 
 /// Cycles per UART bit at 1 Mbaud for a core clock of `nspc` ns per cycle, rounded to the nearest: 1000
-/// / `nspc`, so 40 at 25 ns; at 15 ns (66.7 MHz) 67 cycles, a bit 0.5 % long, well inside what an 8N1
-/// receiver tolerates (it samples each bit in its middle and resynchronises on every start bit).
+/// / `nspc`, so 40 at 25 ns and 50 at 20 ns; at 14 ns (71.4 MHz) 71 cycles, a bit 0.6 % short, well
+/// inside what an 8N1 receiver tolerates (it samples each bit in its middle and resynchronises on every start bit).
 pub const fn uart_cpb(nspc: u64) -> u64 {
     (1000 + nspc / 2) / nspc
 }
