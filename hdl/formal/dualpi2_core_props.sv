@@ -23,7 +23,8 @@
 //            pop is the next departure, with its queue and len
 //   GAP      the ingress's gap to 2 MTU (the egress's 2 MTU gate reads it) is L + C - 2 MTU in every
 //            cycle (modulo 2^22, the backlogs' width), from the backlogs and the MTU in effect, for any
-//            parameter writes (k-induction: from any state)
+//            parameter writes (k-induction: from any state), with the egress's pops cut to any pops
+//            of one queue at a time (dualpi2_core_props.gap.ys)
 //   FIFO     per queue: a tracked enqueued packet leaves its queue (sent or dropped) after exactly the
 //            packets enqueued into that queue before it, with its tag
 //   SEED     the PRNG state, read as SEED_LO and SEED_HI, is never zero, whatever the seed writes
@@ -114,7 +115,12 @@ module dualpi2_core_props (
   wire [21:0] hw_bytes_l, hw_bytes_c;
   wire [23:0] hw_gap;
   wire [10:0] hw_mtu;
-`define CORE_ABSTRACT_PORTS .\ingress$bytes_l (hw_bytes_l), .\ingress$bytes_c (hw_bytes_c), .\ingress$gap (hw_gap), .\params$mtu (hw_mtu),
+  // The egress's pops, cut by the group's preparation: any pop of any len, never from both queues
+  // at once (BYTES asserts that of the egress's).
+  (* anyseq *) reg cut_pop_l, cut_pop_c;
+  (* anyseq *) reg [15:0] cut_pop_len;
+  always @(*) assume (!(cut_pop_l && cut_pop_c));
+`define CORE_ABSTRACT_PORTS .\ingress$bytes_l (hw_bytes_l), .\ingress$bytes_c (hw_bytes_c), .\ingress$gap (hw_gap), .\params$mtu (hw_mtu), .\egress$pop_l (cut_pop_l), .\egress$pop_c (cut_pop_c), .\egress$pop_len (cut_pop_len),
 `endif
 `include "core_dut.svh"
 
