@@ -976,15 +976,15 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
     };
     let attempt = |run: &PnrRun| match run.fmax {
         Some((f, t)) => format!("{} reached {f:.2} of {t:.2} MHz", seed_name(&run.seed)),
-        None if run.stalled => format!(
-            "{} was stopped after {:.0} s, its route stalled",
-            seed_name(&run.seed),
-            run.seconds
-        ),
         None => format!(
-            "{} was stopped after {:.0} s without a route",
+            "{} was stopped after {:.0} s{}",
             seed_name(&run.seed),
-            run.seconds
+            run.seconds,
+            if run.stalled {
+                ", its route stalled"
+            } else {
+                " without a route"
+            }
         ),
     };
     // The figures above are the shown run's: the one that met timing, else the best. The files of
