@@ -135,12 +135,13 @@ impl Logic for LinkModel {
         }
         // {dep, frac} (48 bits) + product (40 bits: bits 23..0 = {tx_acc bits 7..0, tx_len}, bits 39..24 =
         // tx_acc bits 23..8) in two parts. The high part with the low part's carry c:
-        // {a, c} + {b, c} = 2 (a + b + c) + ..., one carry chain.
+        // {a, c} + {b, 1} = 2 (a + b + c) + 1 - c, one carry chain whose first carry is c. (Not
+        // {b, c}: a carry cell with one net on both operands makes nextpnr-ice40's router livelock,
+        // see `aqm_hdl::synth::carries_on_one_net`.)
         self.tx_hi_sum.next = ((bit_cast::<25, 24>(self.link_free_r.q.val().get_bits::<24>(16))
             << 1)
             | bit_cast::<25, 1>(self.tx_lo.q.val().get_bit(24).into()))
-            + ((bit_cast::<25, 16>(self.tx_acc.q.val().get_bits::<16>(8)) << 1)
-                | bit_cast::<25, 1>(self.tx_lo.q.val().get_bit(24).into()));
+            + ((bit_cast::<25, 16>(self.tx_acc.q.val().get_bits::<16>(8)) << 1) | 1_u64.to_bits());
 
         self.exact_r.d.next = false;
         self.tx_last.d.next = false;

@@ -109,7 +109,8 @@ impl SynthReport {
 const ICE40_SYNTH: &str = "-abc9 -dff";
 
 /// `yosys synth_ice40 -abc9 -dff` of the module `top` in `verilog`; writes the netlist as JSON to `json`
-/// when given (for nextpnr). Fails when Yosys fails.
+/// when given (for nextpnr). Fails when Yosys fails, and when the netlist has a carry cell that
+/// nextpnr-ice40 may never finish routing ([`carries_on_one_net`]).
 pub fn yosys_ice40(verilog: &Path, top: &str, json: Option<&Path>) -> Result<SynthReport, String> {
     let mut script = format!(
         "read_verilog {}; synth_ice40 -top {top} {ICE40_SYNTH}",
@@ -119,7 +120,81 @@ pub fn yosys_ice40(verilog: &Path, top: &str, json: Option<&Path>) -> Result<Syn
         script.push_str(&format!(" -json {}", j.display()));
     }
     script.push_str("; stat");
-    Ok(SynthReport::parse(&yosys(verilog, &script)?))
+    let report = SynthReport::parse(&yosys(verilog, &script)?);
+    if let Some(j) = json {
+        let nets = carries_on_one_net(j)?;
+        if !nets.is_empty() {
+            return Err(format!(
+                "{}: {} carry cell(s) of {top} take one net on both operands ({}): nextpnr-ice40's \
+                 router can livelock routing them; write the sum with a constant in one operand's \
+                 place (e.g. {{a, c}} + {{b, 1}} for a + b + c)",
+                j.display(),
+                nets.len(),
+                nets.join(", ")
+            ));
+        }
+    }
+    Ok(report)
+}
+
+/// The carry cells (`SB_CARRY`) of a Yosys iCE40 netlist in JSON whose two operands, I0 and I1, are
+/// one net: the names of those nets. nextpnr-ice40 0.4's router (router1) can livelock on such a cell:
+/// the net's two arcs end on two inputs of one logic cell (the carry's operands are the LUT's I1 and
+/// I2), both through the same local wire and the LUT's input permutation, and routing either arc rips
+/// up the other, forever: the log shows the same count of arcs left, line after line. Both line cards
+/// had one, in the link model's {a, c} + {b, c} (a + b + c in one carry chain), and their routes on
+/// nextpnr's default seed stalled so until 2026-12-07 (`--debug-router` named the net).
+pub fn carries_on_one_net(json: &Path) -> Result<Vec<String>, String> {
+    let text = std::fs::read_to_string(json)
+        .map_err(|e| format!("cannot read the netlist {}: {e}", json.display()))?;
+    let netlist: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not a Yosys JSON netlist: {e}", json.display()))?;
+    let mut found = vec![];
+    let modules = netlist["modules"].as_object().ok_or_else(|| {
+        format!(
+            "{}: no \"modules\" object (expected Yosys's write_json output)",
+            json.display()
+        )
+    })?;
+    for module in modules.values() {
+        let net_of = |pin: &serde_json::Value| pin.as_array()?.first()?.as_u64();
+        // A name per net: the shortest of the names Yosys keeps for it (its own are long), with the
+        // bit's index when the name is a vector's.
+        let mut names: std::collections::HashMap<u64, String> = Default::default();
+        if let Some(nets) = module["netnames"].as_object() {
+            for (name, net) in nets {
+                let Some(bits) = net["bits"].as_array() else {
+                    continue;
+                };
+                for (i, b) in bits.iter().enumerate() {
+                    let Some(b) = b.as_u64() else { continue };
+                    let named = if bits.len() == 1 {
+                        name.clone()
+                    } else {
+                        format!("{name}[{i}]")
+                    };
+                    if names.get(&b).map_or(true, |n| named.len() < n.len()) {
+                        names.insert(b, named);
+                    }
+                }
+            }
+        }
+        let Some(cells) = module["cells"].as_object() else {
+            continue;
+        };
+        for cell in cells.values() {
+            if cell["type"] != "SB_CARRY" {
+                continue;
+            }
+            let c = &cell["connections"];
+            if let (Some(a), Some(b)) = (net_of(&c["I0"]), net_of(&c["I1"])) {
+                if a == b {
+                    found.push(names.get(&a).cloned().unwrap_or(format!("net {a}")));
+                }
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// One block of a design and what it costs on the iCE40.
@@ -248,4 +323,38 @@ pub(crate) fn yosys(verilog: &Path, script: &str) -> Result<String, String> {
 fn tail(log: &str, n: usize) -> String {
     let lines: Vec<&str> = log.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// a + b + c as {a, c} + {b, c} gives a carry cell with c on both operands, which the synthesis
+    /// refuses; {a, c} + {b, 1}, the same sum, passes.
+    #[test]
+    fn a_carry_with_one_net_on_both_operands_is_refused() {
+        let dir = std::env::temp_dir().join(format!("aqm-carry-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let design = |low_b: &str| {
+            format!(
+                "module t(input clk, input [7:0] a, input [7:0] b, input c, output reg [7:0] s);\n\
+                 wire [8:0] sum = {{a, c}} + {{b, {low_b}}};\n\
+                 always @(posedge clk) s <= sum[8:1];\nendmodule\n"
+            )
+        };
+        let v = dir.join("t.v");
+        let j = dir.join("t.json");
+        std::fs::write(&v, design("c")).unwrap();
+        let e = yosys_ice40(&v, "t", Some(&j)).unwrap_err();
+        assert!(
+            e.contains("1 carry cell(s) of t take one net on both operands (c)"),
+            "{e}"
+        );
+        assert_eq!(carries_on_one_net(&j).unwrap(), vec!["c".to_string()]);
+        std::fs::write(&v, design("1'b1")).unwrap();
+        let r = yosys_ice40(&v, "t", Some(&j)).unwrap();
+        assert!(r.carries > 0);
+        assert!(carries_on_one_net(&j).unwrap().is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
