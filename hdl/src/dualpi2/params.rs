@@ -66,18 +66,17 @@ pub struct DualPi2Params {
     /// credit.
     pub credit_commit: Signal<Out, Bit>,
     pub commit_credit: Signal<Out, Bits<24>>,
-    // The parameters in effect, as written (for reads) and converted.
-    pub target_us: Signal<Out, Bits<20>>,
+    /// The cycle a write is committed: the parameter's bit, one-hot, bit a - 0x10 for address a (the
+    /// register file keeps what reads return; with a reset in the cycle, none).
+    pub commit_sel: Signal<Out, Bits<13>>,
+    // The parameters in effect, converted (and as written where the datapath uses that form: the
+    // register file keeps its own copy of every written value for reads).
     pub target_ns: Signal<Out, Bits<30>>,
-    pub tupdate_us: Signal<Out, Bits<20>>,
     pub tupdate_ns: Signal<Out, Bits<30>>,
-    pub alpha: Signal<Out, Bits<20>>,
     pub alpha_i: Signal<Out, Bits<21>>,
-    pub beta: Signal<Out, Bits<20>>,
     pub beta_i: Signal<Out, Bits<21>>,
     pub k: Signal<Out, Bits<8>>,
     pub cap: Signal<Out, Bits<32>>, // floor((2^32 - 1) / k)
-    pub step_us: Signal<Out, Bits<20>>,
     pub step_ns: Signal<Out, Bits<30>>,
     pub min_qlen_step: Signal<Out, Bits<32>>,
     pub ecn_mask: Signal<Out, Bits<2>>,
@@ -118,17 +117,12 @@ pub struct DualPi2Params {
     k_cm: DFF<Bit>,
     tu_cm: DFF<Bit>,
     cr_cm: DFF<Bit>,
-    target_us_r: DFF<Bits<20>>,
     target_ns_r: DFF<Bits<30>>,
-    tupdate_us_r: DFF<Bits<20>>,
     tupdate_ns_r: DFF<Bits<30>>,
-    alpha_r: DFF<Bits<20>>,
     alpha_i_r: DFF<Bits<21>>,
-    beta_r: DFF<Bits<20>>,
     beta_i_r: DFF<Bits<21>>,
     k_r: DFF<Bits<8>>,
     cap_r: DFF<Bits<32>>,
-    step_us_r: DFF<Bits<20>>,
     step_ns_r: DFF<Bits<30>>,
     min_qlen_r: DFF<Bits<32>>,
     ecn_mask_r: DFF<Bits<2>>,
@@ -162,17 +156,12 @@ pub struct DualPi2Params {
     /// 2 wc - 100 sign-extended to the multiplicand's 12 bits.
     ma_cur: Signal<Local, Bits<12>>,
     ma_new: Signal<Local, Bits<12>>,
-    c_target_us: K<20, { H.target_us as u64 }>,
     c_target_ns: K<30, { us_to_ns(H.target_us) }>,
-    c_tupdate_us: K<20, { H.tupdate_us as u64 }>,
     c_tupdate_ns: K<30, { us_to_ns(H.tupdate_us) }>,
-    c_alpha: K<20, { H.alpha as u64 }>,
     c_alpha_i: K<21, { gain_internal(H.alpha) }>,
-    c_beta: K<20, { H.beta as u64 }>,
     c_beta_i: K<21, { gain_internal(H.beta) }>,
     c_k: K<8, { H.k as u64 }>,
     c_cap: K<32, { prob_cap(H.k) as u64 }>,
-    c_step_us: K<20, { H.step_us as u64 }>,
     c_step_ns: K<30, { us_to_ns(H.step_us) }>,
     c_min_qlen: K<32, { H.min_qlen_step as u64 }>,
     c_ecn_mask: K<2, { H.ecn_mask as u64 }>,
@@ -210,17 +199,12 @@ impl Logic for DualPi2Params {
             k_cm,
             tu_cm,
             cr_cm,
-            target_us_r,
             target_ns_r,
-            tupdate_us_r,
             tupdate_ns_r,
-            alpha_r,
             alpha_i_r,
-            beta_r,
             beta_i_r,
             k_r,
             cap_r,
-            step_us_r,
             step_ns_r,
             min_qlen_r,
             ecn_mask_r,
@@ -367,19 +351,15 @@ impl Logic for DualPi2Params {
             if self.cm.q.val() {
                 self.busy_r.d.next = false;
                 if self.sel.q.val().get_bit(0) {
-                    self.target_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
                     self.target_ns_r.d.next = self.commit_ns.val();
                 }
                 if self.sel.q.val().get_bit(1) {
-                    self.tupdate_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
                     self.tupdate_ns_r.d.next = self.commit_ns.val();
                 }
                 if self.sel.q.val().get_bit(2) {
-                    self.alpha_r.d.next = self.edata.q.val().get_bits::<20>(0);
                     self.alpha_i_r.d.next = self.quo.q.val().get_bits::<21>(0);
                 }
                 if self.sel.q.val().get_bit(3) {
-                    self.beta_r.d.next = self.edata.q.val().get_bits::<20>(0);
                     self.beta_i_r.d.next = self.quo.q.val().get_bits::<21>(0);
                 }
                 if self.sel.q.val().get_bit(4) {
@@ -387,7 +367,6 @@ impl Logic for DualPi2Params {
                     self.cap_r.d.next = self.quo.q.val();
                 }
                 if self.sel.q.val().get_bit(5) {
-                    self.step_us_r.d.next = self.edata.q.val().get_bits::<20>(0);
                     self.step_ns_r.d.next = self.commit_ns.val();
                 }
                 if self.sel.q.val().get_bit(6) {
@@ -419,20 +398,19 @@ impl Logic for DualPi2Params {
         }
 
         self.busy.next = self.busy_r.q.val();
+        self.commit_sel.next = 0.into();
+        if self.cm.q.val() & !self.rst.val() {
+            self.commit_sel.next = self.sel.q.val();
+        }
         self.k_commit.next = self.k_cm.q.val() & !self.rst.val();
         self.tupdate_commit.next = self.tu_cm.q.val() & !self.rst.val();
         self.credit_commit.next = self.cr_cm.q.val() & !self.rst.val();
-        self.target_us.next = self.target_us_r.q.val();
         self.target_ns.next = self.target_ns_r.q.val();
-        self.tupdate_us.next = self.tupdate_us_r.q.val();
         self.tupdate_ns.next = self.tupdate_ns_r.q.val();
-        self.alpha.next = self.alpha_r.q.val();
         self.alpha_i.next = self.alpha_i_r.q.val();
-        self.beta.next = self.beta_r.q.val();
         self.beta_i.next = self.beta_i_r.q.val();
         self.k.next = self.k_r.q.val();
         self.cap.next = self.cap_r.q.val();
-        self.step_us.next = self.step_us_r.q.val();
         self.step_ns.next = self.step_ns_r.q.val();
         self.min_qlen_step.next = self.min_qlen_r.q.val();
         self.ecn_mask.next = self.ecn_mask_r.q.val();
@@ -456,17 +434,12 @@ impl Logic for DualPi2Params {
             self.n.d.next = 0.into();
             self.dcnt.d.next = 0.into();
             self.mcnt.d.next = 0.into();
-            self.target_us_r.d.next = self.c_target_us.val();
             self.target_ns_r.d.next = self.c_target_ns.val();
-            self.tupdate_us_r.d.next = self.c_tupdate_us.val();
             self.tupdate_ns_r.d.next = self.c_tupdate_ns.val();
-            self.alpha_r.d.next = self.c_alpha.val();
             self.alpha_i_r.d.next = self.c_alpha_i.val();
-            self.beta_r.d.next = self.c_beta.val();
             self.beta_i_r.d.next = self.c_beta_i.val();
             self.k_r.d.next = self.c_k.val();
             self.cap_r.d.next = self.c_cap.val();
-            self.step_us_r.d.next = self.c_step_us.val();
             self.step_ns_r.d.next = self.c_step_ns.val();
             self.min_qlen_r.d.next = self.c_min_qlen.val();
             self.ecn_mask_r.d.next = self.c_ecn_mask.val();
@@ -591,7 +564,6 @@ mod tests {
         for g in gains {
             write(&mut e, addr::ALPHA, g);
             assert_eq!(e.alpha_i.val().to_u64(), gain_internal(g), "alpha {g}");
-            assert_eq!(e.alpha.val().to_u64(), g as u64);
             write(&mut e, addr::BETA, g);
             assert_eq!(e.beta_i.val().to_u64(), gain_internal(g), "beta {g}");
         }

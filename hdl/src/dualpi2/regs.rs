@@ -9,10 +9,11 @@
 //! cycle. A write is taken into a register and judged in the following cycle; a rejected write pulses
 //! `reg_err` the cycle after that and changes nothing.
 
+use crate::bram::HoldingBlockRam;
 use crate::konst::K;
 use crate::regfront::{InRange, RegBus, RegFront};
 use aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY;
-use aqm_golden::dualpi2::params::range;
+use aqm_golden::dualpi2::params::{range, HARDWARE_PARAMS as H};
 use aqm_golden::dualpi2::regs::DUALPI2_ID;
 use aqm_golden::hw::link::BYTE_TIME_RANGE;
 use aqm_golden::hw::FLAG_RANGE;
@@ -29,20 +30,8 @@ pub struct DualPi2Regs {
     pub param_addr: Signal<Out, Bits<8>>,
     pub param_data: Signal<Out, Bits<32>>,
     pub param_busy: Signal<In, Bit>,
-    // Parameters in effect, for reads.
-    pub target_us: Signal<In, Bits<20>>,
-    pub tupdate_us: Signal<In, Bits<20>>,
-    pub alpha: Signal<In, Bits<20>>,
-    pub beta: Signal<In, Bits<20>>,
-    pub k: Signal<In, Bits<8>>,
-    pub step_us: Signal<In, Bits<20>>,
-    pub min_qlen_step: Signal<In, Bits<32>>,
-    pub ecn_mask: Signal<In, Bits<2>>,
-    pub drop_overload: Signal<In, Bit>,
-    pub limit: Signal<In, Bits<11>>,
-    pub mtu: Signal<In, Bits<11>>,
-    pub wc: Signal<In, Bits<7>>,
-    pub link_bt: Signal<In, Bits<24>>,
+    /// The engine commits the parameter of this bit (one-hot, bit a - 0x10 for address a) at this edge.
+    pub param_commit: Signal<In, Bits<13>>,
     // State and counters, for reads.
     pub ctrl_busy: Signal<In, Bit>,
     pub prng_state: Signal<In, Bits<64>>,
@@ -85,6 +74,23 @@ pub struct DualPi2Regs {
     pub busy: Signal<Out, Bit>,
 
     front: RegFront<{ DUALPI2_ID as u64 }, { HW_QUEUE_CAPACITY as u64 }>,
+    /// What the parameters read: every accepted write's value, in one of two slots per parameter
+    /// (address {slot, a - 0x10}). A write goes into the slot not in effect when it is accepted, and
+    /// the commit makes that slot the one in effect, so that a read never addresses the word written
+    /// at its edge and a read up to the commit still gets the old value. A parameter not written since
+    /// the reset reads its preset instead. (The values in flip-flops and the read multiplexer's 13
+    /// inputs cost about 250 logic cells on the HX8K; this is two block RAMs.)
+    pmem: HoldingBlockRam<32, 5>,
+    /// Per parameter: the slot in effect, and whether it was written since the reset (16 bits, one
+    /// per value of the address's low four bits; 13-15 stay 0).
+    slot: DFF<Bits<16>>,
+    written: DFF<Bits<16>>,
+    /// The read of the last `re` cycle was of a parameter written since the reset: `reg_rdata` is the
+    /// RAM's word (held by the RAM until the next read).
+    from_mem: DFF<Bit>,
+    p_rd: Signal<Local, Bits<4>>,
+    p_wr: Signal<Local, Bits<4>>,
+    p_read: Signal<Local, Bit>,
     seed_stage: DFF<Bits<32>>,
     shadow: DFF<Bits<32>>,
     ok: Signal<Local, Bit>,
@@ -96,6 +102,19 @@ pub struct DualPi2Regs {
     head_v: Signal<Local, Bit>,
     age: Signal<Local, Bits<40>>,
     ones: K<32, 0xFFFF_FFFF>,
+    // The parameters' presets, read until a write is committed.
+    h_target: K<32, { H.target_us as u64 }>,
+    h_tupdate: K<32, { H.tupdate_us as u64 }>,
+    h_alpha: K<32, { H.alpha as u64 }>,
+    h_beta: K<32, { H.beta as u64 }>,
+    h_k: K<32, { H.k as u64 }>,
+    h_step: K<32, { H.step_us as u64 }>,
+    h_min_qlen: K<32, { H.min_qlen_step as u64 }>,
+    h_ecn_mask: K<32, { H.ecn_mask as u64 }>,
+    h_dol: K<32, { H.drop_overload as u64 }>,
+    h_limit: K<32, { H.limit as u64 }>,
+    h_mtu: K<32, { H.mtu as u64 }>,
+    h_c_prot: K<32, { H.c_protection as u64 }>,
     sext: K<32, 0xFF00_0000>,
     /// The range check of the write being staged, for the parameter at its address.
     in_range: DFF<Bit>,
@@ -118,10 +137,21 @@ pub struct DualPi2Regs {
 impl Logic for DualPi2Regs {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, seed_stage, shadow, in_range);
+        dff_setup!(self, clock, seed_stage, shadow, in_range, slot, written, from_mem);
+        clock!(self, clock, pmem);
         self.front.clock.next = self.clock.val();
         self.front.rst.next = self.rst.val();
-        RegBus::link(&mut self.bus, &mut self.front.bus);
+        // The bus, but for the read data: a parameter's comes from the RAM.
+        self.front.bus.addr.next = self.bus.addr.val();
+        self.front.bus.wdata.next = self.bus.wdata.val();
+        self.front.bus.we.next = self.bus.we.val();
+        self.front.bus.re.next = self.bus.re.val();
+        self.bus.rvalid.next = self.front.bus.rvalid.val();
+        self.bus.err.next = self.front.bus.err.val();
+        self.bus.rdata.next = self.front.bus.rdata.val();
+        if self.from_mem.q.val() {
+            self.bus.rdata.next = self.pmem.read_data.val();
+        }
         self.front.busy.next = self.ctrl_busy.val() | self.param_busy.val();
         self.clear_counters.next = self.front.clear_counters.val();
         self.soft_reset.next = self.front.soft_reset.val();
@@ -206,21 +236,62 @@ impl Logic for DualPi2Regs {
         self.age.next = self.now40.val() - self.head_ts.val();
         self.rd.next = 0.into();
         self.mapped.next = true;
-        // The read mux (the front takes it only in a `re` cycle).
+        self.p_read.next = false;
+        // The read mux (the front takes it only in a `re` cycle). A parameter reads its preset here,
+        // and the RAM's word instead once written (`from_mem`).
         match self.bus.addr.val().index() {
-            16 => self.rd.next = bit_cast::<32, 20>(self.target_us.val()),
-            17 => self.rd.next = bit_cast::<32, 20>(self.tupdate_us.val()),
-            18 => self.rd.next = bit_cast::<32, 20>(self.alpha.val()),
-            19 => self.rd.next = bit_cast::<32, 20>(self.beta.val()),
-            20 => self.rd.next = bit_cast::<32, 8>(self.k.val()),
-            21 => self.rd.next = bit_cast::<32, 20>(self.step_us.val()),
-            22 => self.rd.next = self.min_qlen_step.val(),
-            23 => self.rd.next = bit_cast::<32, 2>(self.ecn_mask.val()),
-            24 => self.rd.next = bit_cast::<32, 1>(self.drop_overload.val().into()),
-            25 => self.rd.next = bit_cast::<32, 11>(self.limit.val()),
-            26 => self.rd.next = bit_cast::<32, 11>(self.mtu.val()),
-            27 => self.rd.next = bit_cast::<32, 7>(self.wc.val()),
-            28 => self.rd.next = bit_cast::<32, 24>(self.link_bt.val()),
+            16 => {
+                self.p_read.next = true;
+                self.rd.next = self.h_target.val();
+            }
+            17 => {
+                self.p_read.next = true;
+                self.rd.next = self.h_tupdate.val();
+            }
+            18 => {
+                self.p_read.next = true;
+                self.rd.next = self.h_alpha.val();
+            }
+            19 => {
+                self.p_read.next = true;
+                self.rd.next = self.h_beta.val();
+            }
+            20 => {
+                self.p_read.next = true;
+                self.rd.next = self.h_k.val();
+            }
+            21 => {
+                self.p_read.next = true;
+                self.rd.next = self.h_step.val();
+            }
+            22 => {
+                self.p_read.next = true;
+                self.rd.next = self.h_min_qlen.val();
+            }
+            23 => {
+                self.p_read.next = true;
+                self.rd.next = self.h_ecn_mask.val();
+            }
+            24 => {
+                self.p_read.next = true;
+                self.rd.next = self.h_dol.val();
+            }
+            25 => {
+                self.p_read.next = true;
+                self.rd.next = self.h_limit.val();
+            }
+            26 => {
+                self.p_read.next = true;
+                self.rd.next = self.h_mtu.val();
+            }
+            27 => {
+                self.p_read.next = true;
+                self.rd.next = self.h_c_prot.val();
+            }
+            28 => {
+                // LINK_BYTE_TIME: 0 (no link model) at reset.
+                self.p_read.next = true;
+            }
             29 => self.rd.next = self.prng_state.val().get_bits::<32>(0),
             30 => self.rd.next = self.shadow.q.val(),
             31 => self.rd.next = self.prob.val(),
@@ -282,6 +353,26 @@ impl Logic for DualPi2Regs {
             }
         }
 
+        // The parameters' words: a write into the slot not in effect when it is accepted (it starts the
+        // engine), the commit flips the slot; a read of a written parameter from the slot in effect.
+        // Addresses 0x10-0x1C: the parameter's index is the address's low four bits.
+        self.p_wr.next = self.front.w_addr.val().get_bits::<4>(0);
+        self.p_rd.next = self.bus.addr.val().get_bits::<4>(0);
+        self.pmem.write_enable.next = self.param_start.val();
+        self.pmem.write_address.next = bit_cast::<5, 4>(self.p_wr.val())
+            | (bit_cast::<5, 1>((!self.slot.q.val().get_bit(self.p_wr.val().index())).into()) << 4);
+        self.pmem.write_data.next = self.front.w_data.val();
+        self.pmem.read_address.next = bit_cast::<5, 4>(self.p_rd.val())
+            | (bit_cast::<5, 1>(self.slot.q.val().get_bit(self.p_rd.val().index()).into()) << 4);
+        self.pmem.read_enable.next = self.bus.re.val()
+            & self.p_read.val()
+            & self.written.q.val().get_bit(self.p_rd.val().index());
+        if self.bus.re.val() {
+            self.from_mem.d.next = self.pmem.read_enable.val();
+        }
+        self.slot.d.next = self.slot.q.val() ^ bit_cast::<16, 13>(self.param_commit.val());
+        self.written.d.next = self.written.q.val() | bit_cast::<16, 13>(self.param_commit.val());
+
         // The high halves of the 64-bit reads, latched by a read of the low half.
         if self.bus.re.val() {
             match self.bus.addr.val().index() {
@@ -309,6 +400,8 @@ impl Logic for DualPi2Regs {
             self.seed_stage.d.next = 0.into();
             self.shadow.d.next = 0.into();
             self.in_range.d.next = false;
+            self.written.d.next = 0.into();
+            self.from_mem.d.next = false;
             self.param_start.next = false;
             self.prob_we.next = false;
             self.seed_we.next = false;
