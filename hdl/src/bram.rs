@@ -35,7 +35,7 @@ fn ram_edge<const W: usize, const N: usize>(
 ) -> Option<Bits<W>> {
     let word = read.map(|a| {
         let old = mem.get(&a).copied().unwrap_or_default();
-        if write.map_or(false, |(wa, _)| wa == a) {
+        if write.is_some_and(|(wa, _)| wa == a) {
             !old
         } else {
             old

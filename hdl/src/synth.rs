@@ -173,7 +173,7 @@ pub fn carries_on_one_net(json: &Path) -> Result<Vec<String>, String> {
                     } else {
                         format!("{name}[{i}]")
                     };
-                    if names.get(&b).map_or(true, |n| named.len() < n.len()) {
+                    if names.get(&b).is_none_or(|n| named.len() < n.len()) {
                         names.insert(b, named);
                     }
                 }
