@@ -194,7 +194,10 @@ pub const ROUTE_STALL_LINES: usize = 100;
 /// routing until the 600 s limit, 9.3 million iterations), while a route that converges lowers the
 /// count line by line. A stalled route is stopped as soon as [`ROUTE_STALL_LINES`] such lines are in
 /// a row (a few seconds), not at the time limit; the log decides, so the outcome does not depend on
-/// the machine's speed.
+/// the machine's speed. The stalls seen so far had one cause, a carry cell with one net on both
+/// operands (`--debug-router`: two arcs of one net into one logic cell, each route ripping up the
+/// other), which the synthesis now refuses ([`aqm_hdl::synth::carries_on_one_net`]); this check stays
+/// for any other livelock.
 fn route_stalled(log: &str) -> bool {
     let mut last = None;
     let mut same = 0;

@@ -1,5 +1,6 @@
-//! DualPI2's register file: range checks, state writes (PROB, SEED) and the read mux over parameters,
-//! state and counters, behind the shared [`RegFront`] (bus, ID / STATUS / CONTROL / CAPACITY, errors).
+//! DualPI2's register file: range checks, state writes (PROB, SEED) and the read mux over state and
+//! counters, behind the shared [`RegFront`] (bus, ID / STATUS / CONTROL / CAPACITY, errors); what the
+//! parameters read is kept in block RAM (`pmem`), apart from the values the datapath uses.
 //! The map is `aqm_golden::dualpi2::regs::DUALPI2_REGS` (decimal addresses here, as `#[hdl_gen]` matches on literals; the ranges are the golden constants, and
 //! hdl/tests/regmap.rs checks every entry against this block);
 //! the parameters themselves live in [`super::params::DualPi2Params`], which takes a checked write and
