@@ -103,10 +103,14 @@ module credit_loop_c(input clk, input [15:0] len_l_i, input [15:0] len_c_i, inpu
   end
 endmodule
 
-// a + b + c in one carry chain: {a, c} + {b, c} is 2 (a + b + c) plus c in bit 0.
+// a + b + c in one carry chain: {a, c} + {b, 1} is 2 (a + b + c) plus 1 - c in bit 0, and the
+// first carry is c. ({b, c} gives the same sum, but a carry cell with c on both operands, on which
+// nextpnr-ice40's router can livelock. Form D keeps such cells all the same: the bits a shift leaves
+// 0 in two partial products are both ~0 = neg after the inversion, so their carry cells take neg
+// twice, and its route still does not converge on seed 1.)
 module credit_add3(input [23:0] a, input [23:0] b, input c, output [23:0] s);
   /* verilator lint_off UNUSEDSIGNAL */
-  wire [24:0] t = {a, c} + {b, c};  // t[0] is c ^ c
+  wire [24:0] t = {a, c} + {b, 1'b1};  // t[0] is ~c
   /* verilator lint_on UNUSEDSIGNAL */
   assign s = t[24:1];
 endmodule
