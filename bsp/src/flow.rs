@@ -8,8 +8,9 @@
 //!
 //! Each build writes the same report: utilisation, Fmax per clock, the critical path, the area block by
 //! block (HX8K), the tool versions, the place-and-route wall time, and a check that the core survived
-//! synthesis whole. nextpnr runs with the seeds of [`PNR_SEEDS`] in turn until timing is met. Any tool
-//! failure, or a timing failure with every seed, is an error, after the report is written.
+//! synthesis whole. nextpnr runs with the seeds of [`PNR_SEEDS`] until timing is met, as many at once
+//! as the machine has cores ([`pnr_jobs`]), deciding as if tried in turn. Any tool failure, or a
+//! timing failure with every seed, is an error, after the report is written.
 
 use crate::boards::board;
 use crate::top::BoardRev;
@@ -20,6 +21,8 @@ use aqm_hdl::synth::{area_markdown, ice40_area_by_block, yosys_ice40, BlockArea,
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
 /// The FPGA a build is for.
@@ -233,26 +236,30 @@ enum RunEnd {
     TimedOut,
     /// Its log showed it stalled ([`route_stalled`]) and it was stopped.
     Stalled,
+    /// Its `cancel` flag was raised and it was stopped (another seed decided the build).
+    Cancelled,
 }
 
 /// Runs `cmd` in `dir` with its output (stdout and stderr) in `dir`/`log`; returns that output, or an
 /// error with its last lines when `cmd` cannot start or fails.
 fn run(dir: &Path, cmd: &mut Command, log: &str) -> Result<String, String> {
-    // Without a limit or a stall check the run is never stopped.
-    match run_limited(dir, cmd, log, None, None)? {
+    // Without a limit, a stall check or a cancel flag the run is never stopped.
+    match run_limited(dir, cmd, log, None, None, None)? {
         RunEnd::Done(text) => Ok(text),
-        RunEnd::TimedOut | RunEnd::Stalled => Ok(String::new()),
+        RunEnd::TimedOut | RunEnd::Stalled | RunEnd::Cancelled => Ok(String::new()),
     }
 }
 
-/// [`run`] with an optional time limit and an optional check of the log so far (every 2 s): a run
-/// still going at `limit`, or whose log `stalled` says is stuck, is stopped.
+/// [`run`] with an optional time limit, an optional check of the log so far (every 2 s) and an optional
+/// cancel flag (every 0.2 s): a run still going at `limit`, whose log `stalled` says is stuck, or whose
+/// `cancel` is raised, is stopped.
 fn run_limited(
     dir: &Path,
     cmd: &mut Command,
     log: &str,
     limit: Option<std::time::Duration>,
     stalled: Option<fn(&str) -> bool>,
+    cancel: Option<&AtomicBool>,
 ) -> Result<RunEnd, String> {
     let path = dir.join(log);
     let out = std::fs::File::create(&path).map_err(|e| format!("cannot write {log}: {e}"))?;
@@ -291,6 +298,11 @@ fn run_limited(
                 let _ = child.kill();
                 let _ = child.wait();
                 return Ok(RunEnd::Stalled);
+            }
+            Ok(None) if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(RunEnd::Cancelled);
             }
             Ok(None) => std::thread::sleep(std::time::Duration::from_millis(200)),
             Err(e) => return Err(format!("waiting for {:?}: {e}", cmd.get_program())),
@@ -413,70 +425,182 @@ fn parse_nextpnr(log: &str, target: Target, r: &mut FlowReport) {
         });
 }
 
-/// Places and routes with each seed of [`PNR_SEEDS`] in turn until every clock meets its target:
-/// `cmd()` is the nextpnr command without the seed, run in `r.dir`; the wall time goes to the report.
+/// How many nextpnr runs this process lets run at once: one per core, or `AQM_PNR_JOBS` (1 runs the
+/// seeds strictly one after the other).
+pub fn pnr_jobs() -> usize {
+    std::env::var("AQM_PNR_JOBS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// The process's [`pnr_jobs`] slots for nextpnr runs, shared by every build in it (the test suite
+/// builds both cards and the ECP5 core at once): a seed's run starts only in a free slot.
+struct Slots {
+    free: Mutex<usize>,
+    freed: Condvar,
+}
+
+/// A slot taken from [`Slots`], given back when dropped.
+struct Slot(&'static Slots);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        *self.0.free.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+        self.0.freed.notify_all();
+    }
+}
+
+fn slots() -> &'static Slots {
+    static SLOTS: OnceLock<Slots> = OnceLock::new();
+    SLOTS.get_or_init(|| Slots {
+        free: Mutex::new(pnr_jobs()),
+        freed: Condvar::new(),
+    })
+}
+
+impl Slots {
+    /// A slot, waiting for one.
+    fn take(&'static self) -> Slot {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        while *free == 0 {
+            free = self.freed.wait(free).unwrap_or_else(|e| e.into_inner());
+        }
+        *free -= 1;
+        Slot(self)
+    }
+
+    /// A slot if one is free now.
+    fn try_take(&'static self) -> Option<Slot> {
+        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+        (*free > 0).then(|| {
+            *free -= 1;
+            Slot(self)
+        })
+    }
+}
+
+/// The name of a seed's run: its log is `<name>.log`, and a card's placed and routed design
+/// `<name>.asc` until the flow keeps the one it reports as `top.asc`.
+pub fn run_name(seed: Option<u32>) -> String {
+    match seed {
+        None => "nextpnr".to_string(),
+        Some(n) => format!("nextpnr-seed{n}"),
+    }
+}
+
+/// Places and routes with the seeds of [`PNR_SEEDS`] until every clock meets its target: `cmd(name)`
+/// is the nextpnr command without the seed, run in `r.dir`, `name` the run's ([`run_name`]); the wall
+/// time goes to the report. The outcome is that of trying the seeds in turn, the first that meets
+/// timing deciding: a seed's run starts in a slot ([`pnr_jobs`]) while the seeds before it still run
+/// when one is free, and a run that the seeds before it make needless is stopped and not reported.
 fn place_and_route(
     target: Target,
-    cmd: &dyn Fn() -> Command,
+    cmd: &(dyn Fn(&str) -> Command + Sync),
     mhz: f64,
     r: &mut FlowReport,
 ) -> Result<(), String> {
     let started = Instant::now();
     let limit = pnr_limit();
+    let dir = r.dir.clone();
+    let cancel: Vec<AtomicBool> = PNR_SEEDS.iter().map(|_| AtomicBool::new(false)).collect();
+    let run_seed = |i: usize, slot: Slot| {
+        let _slot = slot;
+        let seed = PNR_SEEDS[i];
+        let name = run_name(seed);
+        let mut c = cmd(&name);
+        if let Some(n) = seed {
+            c.args(["--seed", &n.to_string()]);
+        }
+        let t = Instant::now();
+        let end = run_limited(
+            &dir,
+            &mut c,
+            &format!("{name}.log"),
+            Some(limit),
+            Some(route_stalled),
+            Some(&cancel[i]),
+        );
+        (end, t.elapsed().as_secs_f64())
+    };
+    let run_seed = &run_seed;
     // The log of the run the report shows (`shown_run`), parsed again when no run met timing.
     let mut shown_log: Option<String> = None;
     let mut met = false;
-    for seed in PNR_SEEDS {
-        let mut c = cmd();
-        let log_name = match seed {
-            None => "nextpnr.log".to_string(),
-            Some(n) => {
-                c.args(["--seed", &n.to_string()]);
-                format!("nextpnr-seed{n}.log")
-            }
-        };
-        let t = Instant::now();
-        let end = run_limited(
-            &r.dir.clone(),
-            &mut c,
-            &log_name,
-            Some(limit),
-            Some(route_stalled),
-        )?;
-        let seconds = t.elapsed().as_secs_f64();
-        let log = match end {
-            RunEnd::Done(log) => log,
-            RunEnd::TimedOut | RunEnd::Stalled => {
+    let decided = std::thread::scope(|scope| -> Result<(), String> {
+        let mut running = std::collections::VecDeque::new();
+        let mut next = 0;
+        let outcome = (|| {
+            loop {
+                // The oldest undecided seed runs (waiting for a slot if it must); the next ones start
+                // in slots that are free.
+                if running.is_empty() {
+                    if next == PNR_SEEDS.len() {
+                        return Ok(());
+                    }
+                    let slot = slots().take();
+                    running.push_back(scope.spawn(move || run_seed(next, slot)));
+                    next += 1;
+                }
+                while next < PNR_SEEDS.len() {
+                    let Some(slot) = slots().try_take() else {
+                        break;
+                    };
+                    let i = next;
+                    running.push_back(scope.spawn(move || run_seed(i, slot)));
+                    next += 1;
+                }
+                if !running.front().is_some_and(|h| h.is_finished()) {
+                    std::thread::sleep(std::time::Duration::from_millis(200));
+                    continue;
+                }
+                let seed = PNR_SEEDS[r.pnr_runs.len()];
+                let (end, seconds) = running
+                    .pop_front()
+                    .and_then(|h| h.join().ok())
+                    .ok_or("a nextpnr run's thread panicked")?;
+                let log = match end? {
+                    RunEnd::Done(log) => log,
+                    end => {
+                        r.pnr_runs.push(PnrRun {
+                            seed,
+                            fmax: None,
+                            stalled: end == RunEnd::Stalled,
+                            seconds,
+                        });
+                        continue;
+                    }
+                };
+                parse_nextpnr(&log, target, r);
+                let worst = r
+                    .clocks
+                    .iter()
+                    .min_by(|a, b| a.fmax_mhz.total_cmp(&b.fmax_mhz))
+                    .map_or((0.0, mhz), |c| (c.fmax_mhz, c.target_mhz));
                 r.pnr_runs.push(PnrRun {
                     seed,
-                    fmax: None,
-                    stalled: end == RunEnd::Stalled,
+                    fmax: Some(worst),
+                    stalled: false,
                     seconds,
                 });
-                continue;
+                met = !r.clocks.is_empty() && r.clocks.iter().all(|c| c.pass);
+                if r.shown_run() == Some(r.pnr_runs.len() - 1) {
+                    shown_log = Some(log);
+                }
+                if met {
+                    return Ok(());
+                }
             }
-        };
-        parse_nextpnr(&log, target, r);
-        let worst = r
-            .clocks
-            .iter()
-            .min_by(|a, b| a.fmax_mhz.total_cmp(&b.fmax_mhz))
-            .map_or((0.0, mhz), |c| (c.fmax_mhz, c.target_mhz));
-        r.pnr_runs.push(PnrRun {
-            seed,
-            fmax: Some(worst),
-            stalled: false,
-            seconds,
-        });
-        met = !r.clocks.is_empty() && r.clocks.iter().all(|c| c.pass);
-        if r.shown_run() == Some(r.pnr_runs.len() - 1) {
-            shown_log = Some(log);
+        })();
+        // The seeds after the deciding one, or all on an error: stopped (the scope waits for them).
+        for c in &cancel {
+            c.store(true, Ordering::Relaxed);
         }
-        if met {
-            break;
-        }
-    }
+        outcome
+    });
     r.pnr_seconds = started.elapsed().as_secs_f64();
+    decided?;
     // No seed met timing: the report shows the best run's figures, not the last one's.
     if let (false, Some(log)) = (met, &shown_log) {
         parse_nextpnr(log, target, r);
@@ -589,14 +713,31 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
     r.board_synth = yosys_ice40(&dir.join("top.v"), "top", Some(&dir.join("top.json")))?;
     r.area = ice40_area_by_block(&dir.join("top.v"), "top", BOARD_AREA_DEPTH)?;
     let freq = format!("{mhz}");
-    let pnr = || {
+    let pnr = |name: &str| {
         nextpnr_hx8k(
             "top.pcf",
             "top.json",
-            &["--asc", "top.asc", "--freq", &freq, "--timing-allow-fail"],
+            &[
+                "--asc",
+                &format!("{name}.asc"),
+                "--freq",
+                &freq,
+                "--timing-allow-fail",
+            ],
         )
     };
     place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;
+    // The run the report shows is the bitstream's; the others' designs go.
+    let shown = r.shown_run().map(|k| run_name(r.pnr_runs[k].seed));
+    for seed in PNR_SEEDS {
+        let asc = dir.join(format!("{}.asc", run_name(seed)));
+        if shown.as_deref() == Some(&run_name(seed)) {
+            std::fs::rename(&asc, dir.join("top.asc"))
+                .map_err(|e| format!("cannot keep {} as top.asc: {e}", asc.display()))?;
+        } else {
+            let _ = std::fs::remove_file(&asc);
+        }
+    }
     run(
         &dir,
         Command::new("icepack").args(["top.asc", "top.bin"]),
@@ -745,7 +886,7 @@ pub fn build_block(
                 Some(&dir.join("block.json")),
             )?;
             let freq = format!("{mhz}");
-            let pnr = || {
+            let pnr = |_: &str| {
                 nextpnr_hx8k(
                     "block.pcf",
                     "block.json",
@@ -896,7 +1037,7 @@ fn ecp5_flow(top: &str, mhz: f64, r: &mut FlowReport) -> Result<(), String> {
     r.core_synth = SynthReport::parse(&log);
     r.board_synth = r.core_synth.clone();
     let freq = format!("{mhz}");
-    let pnr = || {
+    let pnr = |_: &str| {
         let mut cmd = Command::new(&nextpnr);
         cmd.args([
             "--85k",
@@ -994,21 +1135,16 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
     // the directory (the bitstream) are the last finished run's.
     if let Some(k) = r.shown_run() {
         let met = r.clocks.iter().all(|c| c.pass);
-        let last = r.pnr_runs.iter().rposition(|run| run.fmax.is_some()) == Some(k);
+        // A card's top.asc is this run's (the flow keeps the shown run's design).
         let _ = write!(
             s,
-            "\n{} {}{}",
+            "\n{} {}",
             if met {
                 "Placed and routed with"
             } else {
                 "No seed met timing; the figures above are the best run's,"
             },
             seed_name(&r.pnr_runs[k].seed),
-            if last {
-                ""
-            } else {
-                " (the files here are the last run's)"
-            }
         );
         let others: Vec<String> = (0..r.pnr_runs.len())
             .filter(|&i| i != k)
@@ -1146,6 +1282,7 @@ mod tests {
             "slow.log",
             limit,
             None,
+            None,
         );
         assert_eq!(slow, Ok(RunEnd::TimedOut));
         assert!(t.elapsed().as_secs() < 10);
@@ -1155,9 +1292,17 @@ mod tests {
             "fast.log",
             limit,
             None,
+            None,
         );
         assert_eq!(fast, Ok(RunEnd::Done("routed\n".to_string())));
-        let failed = run_limited(&dir, &mut Command::new("false"), "false.log", limit, None);
+        let failed = run_limited(
+            &dir,
+            &mut Command::new("false"),
+            "false.log",
+            limit,
+            None,
+            None,
+        );
         assert!(failed.unwrap_err().contains("failed"));
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -1225,6 +1370,7 @@ mod tests {
             "stuck.log",
             limit,
             Some(route_stalled),
+            None,
         );
         assert_eq!(stuck, Ok(RunEnd::Stalled));
         assert!(t.elapsed().as_secs() < 30);
@@ -1234,8 +1380,60 @@ mod tests {
             "done.log",
             limit,
             Some(route_stalled),
+            None,
         );
         assert_eq!(done, Ok(RunEnd::Done("routed\n".to_string())));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_cancelled_run_is_stopped() {
+        let dir = std::env::temp_dir().join(format!("aqm-flow-cancel-{}", std::process::id()));
+        create(&dir).unwrap();
+        let cancel = AtomicBool::new(true);
+        let t = Instant::now();
+        let end = run_limited(
+            &dir,
+            Command::new("sleep").arg("30"),
+            "cancelled.log",
+            Some(std::time::Duration::from_secs(60)),
+            None,
+            Some(&cancel),
+        );
+        assert_eq!(end, Ok(RunEnd::Cancelled));
+        assert!(t.elapsed().as_secs() < 10);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Seeds that run side by side decide as if tried in turn: the default seed misses, seed 2 meets
+    /// timing after seed 3 has (seed 3 finishes first), and the report has the default seed and seed
+    /// 2 only, seed 2's figures; seed 3's run is stopped or not reported.
+    #[test]
+    fn seeds_side_by_side_decide_as_seeds_in_turn() {
+        let dir = std::env::temp_dir().join(format!("aqm-flow-seeds-{}", std::process::id()));
+        create(&dir).unwrap();
+        // A stand-in for nextpnr: `sh -c SCRIPT NAME [--seed N]`, its Fmax by seed.
+        let script = "case \"$2\" in \
+                      2) sleep 2; f=51.00 ;; \
+                      3) f=52.00 ;; \
+                      *) sleep 1; f=48.00 ;; esac; \
+                      ok=FAIL; [ \"$2\" = 2 ] || [ \"$2\" = 3 ] && ok=PASS; \
+                      echo \"Info: Max frequency for clock 'core_clock': $f MHz ($ok at 50.00 MHz)\"";
+        let cmd = |name: &str| {
+            let mut c = Command::new("sh");
+            c.args(["-c", script, name]);
+            c
+        };
+        let mut r = FlowReport {
+            dir: dir.clone(),
+            ..FlowReport::default()
+        };
+        place_and_route(Target::Hx8k, &cmd, 50.0, &mut r).unwrap();
+        let seeds: Vec<_> = r.pnr_runs.iter().map(|run| run.seed).collect();
+        assert_eq!(seeds, vec![None, Some(2)]);
+        assert_eq!(r.pnr_runs[0].fmax, Some((48.0, 50.0)));
+        assert_eq!(r.pnr_runs[1].fmax, Some((51.0, 50.0)));
+        assert!(r.clocks.iter().all(|c| c.pass && c.fmax_mhz == 51.0));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -1308,7 +1506,7 @@ mod tests {
         assert_eq!(r.best_fmax(), 112.5);
         let s = report_markdown("pie-ecp5", &r);
         assert!(
-            s.contains("No seed met timing; the figures above are the best run's, seed 2 (the files here are the last run's) (other attempts: nextpnr's default seed reached 101.00 of 150.00 MHz; seed 3 reached 98.40 of 150.00 MHz)"),
+            s.contains("No seed met timing; the figures above are the best run's, seed 2 (other attempts: nextpnr's default seed reached 101.00 of 150.00 MHz; seed 3 reached 98.40 of 150.00 MHz)"),
             "{s}"
         );
         let none = FlowReport {
