@@ -28,7 +28,8 @@ pub struct TopFiles {
 /// limit and seed 3 routed to 71.7.
 pub const PIE_NSPC: u64 = 14;
 /// The DualPI2 card's core clock, ns per cycle: 50 MHz. The card meets it at 50.4 MHz on seed 3
-/// (default seed 48.8, seed 2 48.9), in 282 s of place and route for the three (2026-12-07, with the
+/// (default seed 48.8, seed 2 48.9), in 189 s of place and route with the seeds side by side, 282 s
+/// one after the other (2026-12-07, with the
 /// parameters read from a block RAM and the link model's carry fixed; 51.5 on seed 2 before, in 291
 /// s with the default seed's stalled route stopped after 58 s; 50 MHz since the ingress keeps the
 /// backlog's gap to 2 MTU in a register and the egress's gate is one 17-bit chain; at 41.7 MHz the
