@@ -728,10 +728,10 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
     };
     place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;
     // The run the report shows is the bitstream's; the others' designs go.
-    let shown = r.shown_run().map(|k| run_name(r.pnr_runs[k].seed));
+    let shown = r.shown_run().map(|k| r.pnr_runs[k].seed);
     for seed in PNR_SEEDS {
         let asc = dir.join(format!("{}.asc", run_name(seed)));
-        if shown.as_deref() == Some(&run_name(seed)) {
+        if shown == Some(seed) {
             std::fs::rename(&asc, dir.join("top.asc"))
                 .map_err(|e| format!("cannot keep {} as top.asc: {e}", asc.display()))?;
         } else {
@@ -1131,11 +1131,10 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
             }
         ),
     };
-    // The figures above are the shown run's: the one that met timing, else the best. The files of
-    // the directory (the bitstream) are the last finished run's.
+    // The figures above are the shown run's: the one that met timing, else the best. A card's design
+    // (top.asc, the bitstream) is this run's too: the flow keeps it.
     if let Some(k) = r.shown_run() {
         let met = r.clocks.iter().all(|c| c.pass);
-        // A card's top.asc is this run's (the flow keeps the shown run's design).
         let _ = write!(
             s,
             "\n{} {}",

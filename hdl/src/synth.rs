@@ -158,6 +158,21 @@ pub fn carries_on_one_net(json: &Path) -> Result<Vec<String>, String> {
     })?;
     for module in modules.values() {
         let net_of = |pin: &serde_json::Value| pin.as_array()?.first()?.as_u64();
+        let Some(cells) = module["cells"].as_object() else {
+            continue;
+        };
+        let twice: Vec<u64> = cells
+            .values()
+            .filter(|cell| cell["type"] == "SB_CARRY")
+            .filter_map(|cell| {
+                let c = &cell["connections"];
+                let (a, b) = (net_of(&c["I0"])?, net_of(&c["I1"])?);
+                (a == b).then_some(a)
+            })
+            .collect();
+        if twice.is_empty() {
+            continue;
+        }
         // A name per net: the shortest of the names Yosys keeps for it (its own are long), with the
         // bit's index when the name is a vector's.
         let mut names: std::collections::HashMap<u64, String> = Default::default();
@@ -179,20 +194,11 @@ pub fn carries_on_one_net(json: &Path) -> Result<Vec<String>, String> {
                 }
             }
         }
-        let Some(cells) = module["cells"].as_object() else {
-            continue;
-        };
-        for cell in cells.values() {
-            if cell["type"] != "SB_CARRY" {
-                continue;
-            }
-            let c = &cell["connections"];
-            if let (Some(a), Some(b)) = (net_of(&c["I0"]), net_of(&c["I1"])) {
-                if a == b {
-                    found.push(names.get(&a).cloned().unwrap_or(format!("net {a}")));
-                }
-            }
-        }
+        found.extend(
+            twice
+                .iter()
+                .map(|a| names.get(a).cloned().unwrap_or_else(|| format!("net {a}"))),
+        );
     }
     Ok(found)
 }
