@@ -201,6 +201,8 @@ pub struct PieIngress<const BM: u64> {
     accept: Signal<Local, Bit>,
     advance: Signal<Local, Bit>,
     in_bytes: Signal<Local, Bit>,
+    /// MTU - len (17 bits): negative for a packet longer than the MTU.
+    len_over: Signal<Local, Bits<17>>,
     ml: Signal<Local, Bits<13>>,
     m_lo: Signal<Local, Bits<13>>,
     m_hi: Signal<Local, Bits<13>>,
@@ -348,8 +350,12 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.ring_tag.next = self.ring.read_data.val().get_bits::<16>(16);
         self.ring_len.next = self.ring.read_data.val().get_bits::<16>(0);
 
+        // len <= MTU as the sign of MTU - len, one 17-bit carry chain (as `<=`, yosys made it five
+        // levels of LUTs on the card's longest path).
+        self.len_over.next =
+            bit_cast::<17, 16>(self.mtu.val()) - bit_cast::<17, 16>(self.in_len.val());
         self.in_bytes.next = self.bytemode.val()
-            & (self.in_len.val() <= self.mtu.val())
+            & !self.len_over.val().get_bit(16)
             & self.bytemode_hw.val().get_bit(0);
         if !self.stall.val() {
             self.v0.d.next = self.accept.val();
