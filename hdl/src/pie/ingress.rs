@@ -350,8 +350,9 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.ring_tag.next = self.ring.read_data.val().get_bits::<16>(16);
         self.ring_len.next = self.ring.read_data.val().get_bits::<16>(0);
 
-        // len <= MTU as the sign of MTU - len, one 17-bit carry chain (as `<=`, yosys made it five
-        // levels of LUTs on the card's longest path).
+        // len <= MTU as the sign of MTU - len, one 17-bit carry chain. Written `<=`, the PIE card's
+        // longest path ran from in_len through five LUT levels into the operand's mux (72.6 MHz);
+        // as the sign, 73.6 and 41 logic cells fewer.
         self.len_over.next =
             bit_cast::<17, 16>(self.mtu.val()) - bit_cast::<17, 16>(self.in_len.val());
         self.in_bytes.next = self.bytemode.val()
