@@ -1,8 +1,9 @@
 //! The link model in front of a core's egress: it paces departures at LINK_BYTE_TIME ns per byte.
 //!
 //! ```text
-//! Idle  the link is free: a packet may depart; a departure sets link_free = its departure time
-//!   | start (a departure), LINK_BYTE_TIME != 0
+//! Idle  the link is free: a packet may depart; a dequeue, sent or dropped, sets link_free = its
+//!       departure time
+//!   | start & send (a sent packet), LINK_BYTE_TIME != 0
 //!   v
 //! Tx    len x LINK_BYTE_TIME (ns per byte, Q16.8) in a 16-step shift-add multiplier, then
 //!       link_free += transmission time in two parts, then a cycle to commit it (19 cycles in all)
@@ -14,12 +15,14 @@
 //! `link_free`, with the fraction of a nanosecond carried on (`dep`, `dep_frac`), so a backlogged link runs
 //! at its nominal rate whatever the clock period; a packet that finds the link idle departs at `now`.
 //! With LINK_BYTE_TIME = 0 the model is off: a start records its departure time as `link_free` and the
-//! link stays Idle. Both cores use this block (`aqm_golden::hw::link` is its model).
+//! link stays Idle. A dropped packet (`start` without `send`, DualPI2's dequeue drops) records its
+//! departure time too, so that of the decision only `send` reaches the state register, not the 48
+//! bits of `link_free`. Both cores use this block (`aqm_golden::hw::link` is its model).
 //!
 //! For the clock: every output comes from a register through at most one LUT (`dep` is a mux of `now40`
 //! and `link_free`); Wait's 40-bit comparison is made one cycle ahead, against the new `link_free` in the
 //! Tx registers (final from the last Tx cycle on) and registered, hence `WAIT_LAG`; and only the state
-//! depends on `start` and on LINK_BYTE_TIME being zero (the multiplier's registers load in every Idle
+//! depends on `send` and on LINK_BYTE_TIME being zero (the multiplier's registers load in every Idle
 //! cycle).
 
 use rust_hdl::prelude::*;
@@ -38,8 +41,10 @@ pub struct LinkModel {
     pub rst: Signal<In, Bit>,
     pub now40: Signal<In, Bits<40>>,   // ns, low 40 bits
     pub link_bt: Signal<In, Bits<24>>, // ns per byte, Q16.8; 0 = no link model
-    /// A departure this cycle (only while `idle`), of `start_len` bytes at `start_dep` + `start_frac`/256.
+    /// A dequeue this cycle (only while `idle`), of `start_len` bytes at `start_dep` + `start_frac`/256.
     pub start: Signal<In, Bit>,
+    /// With `start`: the packet is sent (else dropped: it leaves only its departure time).
+    pub send: Signal<In, Bit>,
     pub start_len: Signal<In, Bits<16>>,
     pub start_dep: Signal<In, Bits<40>>,
     pub start_frac: Signal<In, Bits<8>>,
@@ -68,7 +73,7 @@ pub struct LinkModel {
     tx_cnt: DFF<Bits<5>>,
     tx_last: DFF<Bit>,
     /// The multiplier: len shifts right and takes in the product's low bits; `tx_acc` holds the high 24.
-    /// Loaded in every Idle cycle, so that only the state depends on `start`.
+    /// Loaded in every Idle cycle, so that only the state depends on `send`.
     tx_len: DFF<Bits<16>>,
     tx_bt: DFF<Bits<24>>,
     tx_acc: DFF<Bits<24>>,
@@ -155,7 +160,7 @@ impl Logic for LinkModel {
                 // link_free holds the departure time through Tx, which adds the transmission to it.
                 self.link_free_r.d.next = self.start_dep.val();
                 self.link_frac.d.next = self.start_frac.val();
-                self.sending.d.next = self.link_bt.val().any();
+                self.sending.d.next = self.send.val() & self.link_bt.val().any();
             }
         }
         if self.sending.q.val() {
@@ -253,10 +258,13 @@ mod tests {
             let len = ((x >> 24) & 0xFFFF) as u16;
             let (dep, frac) = g.dep(now);
             let start = g.idle() && (x >> 44) & 3 != 0;
+            // One start in eight a drop.
+            let sends = (x >> 46) & 7 != 0;
             b.rst.next = rst;
             b.now40.next = now.to_bits();
             b.link_bt.next = (bt as u64).to_bits();
             b.start.next = start;
+            b.send.next = sends;
             b.start_len.next = (len as u64).to_bits();
             b.start_dep.next = dep.to_bits();
             b.start_frac.next = frac.to_bits();
@@ -283,7 +291,13 @@ mod tests {
             let waiting = g.busy() && !g.in_tx();
             let reached_now = aqm_golden::hw::time_reached(now, g.link_free);
             clock_edge(&mut b, |b| &mut b.clock);
-            g.clock(rst, now, start.then_some(Start { len, dep, frac }), bt);
+            let s = Start {
+                len,
+                dep,
+                frac,
+                sends,
+            };
+            g.clock(rst, now, start.then_some(s), bt);
             if waiting && !rst {
                 exits += g.idle() as u32;
                 lagged += (!g.idle() && reached_now) as u32;

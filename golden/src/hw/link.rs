@@ -1,8 +1,8 @@
 //! The link model in front of a core's egress (`aqm_hdl::link::LinkModel`): it paces departures at
 //! LINK_BYTE_TIME ns per byte (Q16.8), or does nothing when that is 0.
 //!
-//! Idle: the link is free. A departure (`start`) records its departure time as `link_free`; with
-//! LINK_BYTE_TIME != 0 it goes to Tx, which adds the transmission time to `link_free` in [`TX_CYCLES`]
+//! Idle: the link is free. A dequeue (`start`), sent or dropped, records its departure time as
+//! `link_free`; a sent one (`sends`) with LINK_BYTE_TIME != 0 goes to Tx, which adds the transmission time to `link_free` in [`TX_CYCLES`]
 //! cycles, then Wait until `now` reaches it; back in Idle the first cycle is *exact*: a departure then
 //! leaves at exactly the end of the previous transmission (fraction of a ns included), so a backlogged
 //! link runs at its nominal rate. With LINK_BYTE_TIME = 0 the link stays Idle.
@@ -32,20 +32,24 @@ enum State {
     Wait,
 }
 
-/// A departure that occupies the link.
+/// A dequeue while the link is Idle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Start {
     pub len: u16,
     /// Departure time, ns (40 bits), and its fraction of a ns (/256).
     pub dep: u64,
     pub frac: u64,
+    /// The packet is sent and occupies the link; a dropped one (DualPI2's dequeue drops) only leaves
+    /// its departure time in `link_free`.
+    pub sends: bool,
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct LinkModel {
     state: State,
     exact: bool,
-    /// The end of the last transmission, ns (40 bits); in Tx, the departure time of the packet.
+    /// The end of the last transmission, ns (40 bits); in Tx, the departure time of the packet; in
+    /// Idle after a dequeue, that packet's departure time.
     pub link_free: u64,
     link_frac: u64,
     /// `now40` of the previous cycle (the hardware's registered half of the Wait comparison).
@@ -92,7 +96,7 @@ impl LinkModel {
                     // The departure time; Tx adds the transmission time to it.
                     self.link_free = s.dep;
                     self.link_frac = s.frac;
-                    if link_bt != 0 {
+                    if s.sends && link_bt != 0 {
                         let tx = s.len as u64 * link_bt as u64;
                         let end = ((s.dep << 8 | s.frac) + tx) & ((1 << 48) - 1);
                         self.state = State::Tx(0, end);

@@ -7,10 +7,10 @@
 //! chain of drops), the sojourn, the 2*MTU gate (the backlog without the head), the three rolls of the
 //! generator's next word (first <= p', second <= p', first <= k p') and the step threshold. `out_ready`
 //! is the request and the handshake at once: at the edge it pops the queue, steps the generator, moves
-//! the credit (a sent packet while both queues were backlogged), starts the link model (a sent packet)
-//! and registers the decision for the counters, which count it at the next edge (so the decision drives
-//! a few flip-flops, not the enables of ten counters). With `out_ready` held high and the link model
-//! off, a packet leaves every cycle.
+//! the credit (a sent packet while both queues were backlogged), records the departure time in the link
+//! model and starts it (a sent packet), and registers the decision for the counters, which count it at
+//! the next edge (so the decision drives a few flip-flops, not the enables of ten counters). With
+//! `out_ready` held high and the link model off, a packet leaves every cycle.
 //!
 //! For the clock, each queue's packet is decided from its own head before the pick, and the pick (the
 //! credit's sign) chooses among the two decisions last: L's step threshold (its comparison in a carry
@@ -20,6 +20,12 @@
 //! here. Only the credit's own w x len (7 x 16 bits) follows the pick, and the credit
 //! is a leaf of its adder tree (for a C packet inverted, and the sum inverted), so the loop
 //! from the credit to the credit holds three adders, not a product's three and then the add.
+//!
+//! The drop decides last, so it drives single flip-flops only: the credit after a dequeue with both
+//! queues backlogged goes into `cand` whatever the decision, and `pend` (the packet was sent) chooses
+//! between `cand` and the credit before (`base`) in the next cycle; the link model records every
+//! dequeue's departure time and only its state takes `send`. (Without these, the drop drove the
+//! enables of the credit's 24 and `link_free`'s 48 flip-flops, the DualPI2 card's longest path.)
 
 use crate::arith::AgeAbove;
 use crate::konst::K;
@@ -111,7 +117,16 @@ pub struct DualPi2Egress {
     o_drop: DFF<Bit>,
     o_step: DFF<Bit>,
     o_ovl: DFF<Bit>,
-    credit_r: DFF<Bits<24>>,
+    /// The credit is `cr`: `cand` if `pend`, else `base`. A dequeue with both queues backlogged loads
+    /// `cand` with the credit after it, sent or dropped; `pend` records that it was sent, so the drop
+    /// drives one flip-flop and not the credit's enable. `base` takes `cr` in every cycle.
+    cand: DFF<Bits<24>>,
+    base: DFF<Bits<24>>,
+    pend: DFF<Bit>,
+    cr: Signal<Local, Bits<24>>,
+    /// `cand` <= 0 and `base` <= 0, each from its register: the pick does not wait for the mux.
+    le0_c: Signal<Local, Bit>,
+    le0_b: Signal<Local, Bit>,
     sent_pkts_l_r: DFF<Bits<32>>,
     sent_pkts_c_r: DFF<Bits<32>>,
     sent_bytes_l_r: DFF<Bits<40>>,
@@ -186,7 +201,9 @@ impl Logic for DualPi2Egress {
             o_drop,
             o_step,
             o_ovl,
-            credit_r,
+            cand,
+            base,
+            pend,
             sent_pkts_l_r,
             sent_pkts_c_r,
             sent_bytes_l_r,
@@ -202,6 +219,12 @@ impl Logic for DualPi2Egress {
 
         // What both queues' packets share: the departure time (kept through a chain of drops, else
         // the link model's) and the rolls.
+        self.cr.next = self.base.q.val();
+        if self.pend.q.val() {
+            self.cr.next = self.cand.q.val();
+        }
+        self.base.d.next = self.cr.val();
+        self.pend.d.next = false;
         self.avail.next = self.link.idle.val() & (self.hv_l.val() | self.hv_c.val());
         self.deq.next = self.avail.val() & self.out_ready.val();
         self.dep.next = self.link.dep.val();
@@ -267,8 +290,12 @@ impl Logic for DualPi2Egress {
         }
 
         // The pick, last: L while the credit is <= 0 (or C is empty).
-        self.pick_l.next = self.hv_l.val()
-            & (!self.hv_c.val() | self.credit_r.q.val().get_bit(23) | !self.credit_r.q.val().any());
+        self.le0_c.next = self.cand.q.val().get_bit(23) | !self.cand.q.val().any();
+        self.le0_b.next = self.base.q.val().get_bit(23) | !self.base.q.val().any();
+        self.pick_l.next = self.hv_l.val() & (!self.hv_c.val() | self.le0_b.val());
+        if self.pend.q.val() {
+            self.pick_l.next = self.hv_l.val() & (!self.hv_c.val() | self.le0_c.val());
+        }
         self.head.next = self.head_c.val();
         self.drop.next = self.drop_c.val();
         self.mark.next = self.mark_c.val();
@@ -328,10 +355,11 @@ impl Logic for DualPi2Egress {
         }
         self.tree.next = ((self.pp0.val() + self.pp1.val()) + (self.pp2.val() + self.pp3.val()))
             + ((self.pp4.val() + self.pp5.val())
-                + (self.pp6.val() + (self.credit_r.q.val() ^ self.inv.val())));
+                + (self.pp6.val() + (self.cr.val() ^ self.inv.val())));
 
-        // The dequeue: pop, take the word, count at the next edge; a drop chains the next dequeue to
-        // this departure time, a send moves the credit and starts the link.
+        // The dequeue: pop, take the word, count at the next edge, give the link model the departure
+        // time; a drop chains the next dequeue to this departure time, a send moves the credit (by
+        // `pend`) and starts the link.
         self.pop_l.next = self.deq.val() & self.pick_l.val();
         self.pop_c.next = self.deq.val() & !self.pick_l.val();
         self.pop_len.next = self.len.val();
@@ -339,7 +367,8 @@ impl Logic for DualPi2Egress {
         self.link.rst.next = self.rst.val();
         self.link.now40.next = self.now40.val();
         self.link.link_bt.next = self.link_bt.val();
-        self.link.start.next = self.deq.val() & !self.drop.val();
+        self.link.start.next = self.deq.val();
+        self.link.send.next = !self.drop.val();
         self.link.start_len.next = self.len.val();
         self.link.start_dep.next = self.dep.val();
         self.link.start_frac.next = self.frac.val();
@@ -354,13 +383,14 @@ impl Logic for DualPi2Egress {
             self.o_drop.d.next = self.drop.val();
             self.o_step.d.next = self.step_mark.val();
             self.o_ovl.d.next = self.ovl.val();
-            if !self.drop.val() & self.hv_l.val() & self.hv_c.val() {
-                self.credit_r.d.next = self.tree.val() ^ self.inv.val();
+            if self.hv_l.val() & self.hv_c.val() {
+                self.cand.d.next = self.tree.val() ^ self.inv.val();
+                self.pend.d.next = !self.drop.val();
             }
         }
         // A request that finds both queues empty (the link Idle) resets the credit.
         if self.out_ready.val() & self.link.idle.val() & !self.hv_l.val() & !self.hv_c.val() {
-            self.credit_r.d.next = self.init_credit.val();
+            self.base.d.next = self.init_credit.val();
         }
 
         // The counters, at the edge after the dequeue, from the registered decision.
@@ -413,7 +443,7 @@ impl Logic for DualPi2Egress {
             self.out_queue.next = self.pick_l.val();
             self.out_drop.next = self.drop.val();
         }
-        self.credit.next = self.credit_r.q.val();
+        self.credit.next = self.cr.val();
         self.sent_pkts_l.next = self.sent_pkts_l_r.q.val();
         self.sent_pkts_c.next = self.sent_pkts_c_r.q.val();
         self.sent_bytes_l.next = self.sent_bytes_l_r.q.val();
@@ -429,7 +459,8 @@ impl Logic for DualPi2Egress {
         self.busy.next = self.deq.val() | self.count.q.val() | self.link.in_tx.val();
 
         if self.credit_commit.val() {
-            self.credit_r.d.next = self.credit_load.val();
+            self.base.d.next = self.credit_load.val();
+            self.pend.d.next = false;
         }
         if self.clear_counters.val() | self.rst.val() {
             self.sent_pkts_l_r.d.next = 0.into();
@@ -446,7 +477,8 @@ impl Logic for DualPi2Egress {
         if self.rst.val() {
             self.chain.d.next = false;
             self.count.d.next = false;
-            self.credit_r.d.next = self.c_reset_credit.val();
+            self.base.d.next = self.c_reset_credit.val();
+            self.pend.d.next = false;
         }
     }
 }

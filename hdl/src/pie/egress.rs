@@ -147,6 +147,7 @@ impl Logic for PieEgress {
         self.handshake.next = self.out_valid.val() & self.out_ready.val();
         self.pop.next = self.handshake.val();
         self.link.start.next = self.handshake.val();
+        self.link.send.next = true;
         self.link.start_len.next = self.head_data.val().get_bits::<16>(0);
         self.link.start_dep.next = self.link.dep.val();
         self.link.start_frac.next = self.link.dep_frac.val();

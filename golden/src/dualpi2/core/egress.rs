@@ -229,6 +229,14 @@ impl Egress {
             Some(s) => {
                 self.dep = c.dep;
                 self.frac = c.frac;
+                // Sent or dropped, the dequeue's departure time goes into link_free; only a send
+                // occupies the link.
+                start = Some(Start {
+                    len: s.entry.desc.len,
+                    dep: c.dep,
+                    frac: c.frac,
+                    sends: !s.drop(),
+                });
                 self.counting = Some(Counted {
                     queue: s.queue,
                     len: s.entry.desc.len,
@@ -239,11 +247,6 @@ impl Egress {
                 } else {
                     self.credit +=
                         credit_change(e.params, s.queue, c.both, s.entry.desc.len as u32);
-                    start = Some(Start {
-                        len: s.entry.desc.len,
-                        dep: c.dep,
-                        frac: c.frac,
-                    });
                     ev.sent = true;
                 }
                 ev.decided = Some((s.queue, s.decision, s.gate_margin));

@@ -123,6 +123,7 @@ impl Egress {
             len: c.head.desc.len,
             dep: c.dep,
             frac: c.dep_frac,
+            sends: true,
         });
         self.events.0 = self.link.clock(rst, now40, start, p.link_bt) as u64;
 
