@@ -18,18 +18,21 @@ pub struct TopFiles {
     pub pcf: String,
 }
 
-/// The PIE card's core clock, ns per cycle: 71.4 MHz. The card meets it at 72.6 MHz on nextpnr's
-/// default seed, in 70 s of place and route (2026-12-07, since the link model's carry no longer takes
-/// one net on both operands; before, 73.2 on seed 2 in 125 s, the default seed's route stalled and
+/// The PIE card's core clock, ns per cycle: 71.4 MHz. The card meets it at 73.2 MHz on nextpnr's
+/// default seed, in 54 s of place and route (2026-12-07, since the ingress's len <= MTU is the sign of
+/// MTU - len; at 12 ns the same logic routed to 70.8 and 72.4 on the default seed and seed 2). 72.6
+/// before, default seed, 70 s (since the link model's carry no longer takes one net on both operands; before, 73.2 on seed 2 in 125 s, the default seed's route stalled and
 /// stopped after 58 s). 66.7 MHz (15 ns) before, met at 78.2 on the default seed
 /// (d8dea43: V takes the queue flags made for both pushes of the packet ahead with that push
 /// registered; 71.5 before, 65.4 before the burst-reset strobe left the reset's path); 62.5 MHz before
 /// that. Until the flow stopped stalled routes, 14 ns had no margin: the default seed ran to the time
 /// limit and seed 3 routed to 71.7.
 pub const PIE_NSPC: u64 = 14;
-/// The DualPI2 card's core clock, ns per cycle: 50 MHz. The card meets it at 50.4 MHz on seed 3
+/// The DualPI2 card's core clock, ns per cycle: 50 MHz. The card meets it at 50.8 MHz on nextpnr's
+/// default seed (seed 2 53.4), in 132 to 197 s of place and route (2026-12-07, since the drop drives
+/// single flip-flops, not the enables of the credit and `link_free`). Before: 50.4 MHz on seed 3
 /// (default seed 48.8, seed 2 48.9), in 189 s of place and route with the seeds side by side, 282 s
-/// one after the other (2026-12-07, with the
+/// one after the other (with the
 /// parameters read from a block RAM and the link model's carry fixed; 51.5 on seed 2 before, in 291
 /// s with the default seed's stalled route stopped after 58 s; 50 MHz since the ingress keeps the
 /// backlog's gap to 2 MTU in a register and the egress's gate is one 17-bit chain; at 41.7 MHz the
