@@ -25,7 +25,9 @@
 //! queues backlogged goes into `cand` whatever the decision, and `pend` (the packet was sent) chooses
 //! between `cand` and the credit before (`base`) in the next cycle; the link model records every
 //! dequeue's departure time and only its state takes `send`. (Without these, the drop drove the
-//! enables of the credit's 24 and `link_free`'s 48 flip-flops, the DualPI2 card's longest path.)
+//! enables of the credit's 24 and `link_free`'s 48 flip-flops, the DualPI2 card's longest path.) The
+//! registers hold the credit less one, so that the pick's credit <= 0 is a sign bit, not a 24-bit OR:
+//! the loads take one off and the `credit` port adds it back, both off the loop.
 
 use crate::arith::AgeAbove;
 use crate::konst::K;
@@ -117,16 +119,18 @@ pub struct DualPi2Egress {
     o_drop: DFF<Bit>,
     o_step: DFF<Bit>,
     o_ovl: DFF<Bit>,
-    /// The credit is `cr`: `cand` if `pend`, else `base`. A dequeue with both queues backlogged loads
-    /// `cand` with the credit after it, sent or dropped; `pend` records that it was sent, so the drop
-    /// drives one flip-flop and not the credit's enable. `base` takes `cr` in every cycle.
+    /// The credit less one is `cr`: `cand` if `pend`, else `base`. A dequeue with both queues
+    /// backlogged loads `cand` with the credit (less one) after it, sent or dropped; `pend` records
+    /// that it was sent, so the drop drives one flip-flop and not the credit's enable. `base` takes `cr`
+    /// in every cycle. Less one, so that the pick's credit <= 0 is `cr`'s sign: no 24-bit OR on the
+    /// loop. (The credit stays within +-100 x 65535, far inside 24 bits, so `cr` never wraps.)
     cand: DFF<Bits<24>>,
     base: DFF<Bits<24>>,
     pend: DFF<Bit>,
     cr: Signal<Local, Bits<24>>,
-    /// `cand` <= 0 and `base` <= 0, each from its register: the pick does not wait for the mux.
-    le0_c: Signal<Local, Bit>,
-    le0_b: Signal<Local, Bit>,
+    /// The credit's loads (a commit's, else the initial credit), and less one.
+    load: Signal<Local, Bits<24>>,
+    load_m1: Signal<Local, Bits<24>>,
     sent_pkts_l_r: DFF<Bits<32>>,
     sent_pkts_c_r: DFF<Bits<32>>,
     sent_bytes_l_r: DFF<Bits<40>>,
@@ -182,7 +186,7 @@ pub struct DualPi2Egress {
     /// the product's three and then the add.
     tree: Signal<Local, Bits<24>>,
     c_hundred: K<7, 100>,
-    c_reset_credit: K<24, { (initial_credit(&HARDWARE_PARAMS) as u64) & ((1 << 24) - 1) }>,
+    c_reset_credit_m1: K<24, { ((initial_credit(&HARDWARE_PARAMS) - 1) as u64) & ((1 << 24) - 1) }>,
 }
 
 impl Logic for DualPi2Egress {
@@ -290,11 +294,10 @@ impl Logic for DualPi2Egress {
         }
 
         // The pick, last: L while the credit is <= 0 (or C is empty).
-        self.le0_c.next = self.cand.q.val().get_bit(23) | !self.cand.q.val().any();
-        self.le0_b.next = self.base.q.val().get_bit(23) | !self.base.q.val().any();
-        self.pick_l.next = self.hv_l.val() & (!self.hv_c.val() | self.le0_b.val());
+        // Credit <= 0: the sign of the credit less one, from `cand` or `base` as `pend` says.
+        self.pick_l.next = self.hv_l.val() & (!self.hv_c.val() | self.base.q.val().get_bit(23));
         if self.pend.q.val() {
-            self.pick_l.next = self.hv_l.val() & (!self.hv_c.val() | self.le0_c.val());
+            self.pick_l.next = self.hv_l.val() & (!self.hv_c.val() | self.cand.q.val().get_bit(23));
         }
         self.head.next = self.head_c.val();
         self.drop.next = self.drop_c.val();
@@ -389,8 +392,13 @@ impl Logic for DualPi2Egress {
             }
         }
         // A request that finds both queues empty (the link Idle) resets the credit.
+        self.load.next = self.init_credit.val();
+        if self.credit_commit.val() {
+            self.load.next = self.credit_load.val();
+        }
+        self.load_m1.next = self.load.val() - 1;
         if self.out_ready.val() & self.link.idle.val() & !self.hv_l.val() & !self.hv_c.val() {
-            self.base.d.next = self.init_credit.val();
+            self.base.d.next = self.load_m1.val();
         }
 
         // The counters, at the edge after the dequeue, from the registered decision.
@@ -443,7 +451,7 @@ impl Logic for DualPi2Egress {
             self.out_queue.next = self.pick_l.val();
             self.out_drop.next = self.drop.val();
         }
-        self.credit.next = self.cr.val();
+        self.credit.next = self.cr.val() + 1;
         self.sent_pkts_l.next = self.sent_pkts_l_r.q.val();
         self.sent_pkts_c.next = self.sent_pkts_c_r.q.val();
         self.sent_bytes_l.next = self.sent_bytes_l_r.q.val();
@@ -459,7 +467,7 @@ impl Logic for DualPi2Egress {
         self.busy.next = self.deq.val() | self.count.q.val() | self.link.in_tx.val();
 
         if self.credit_commit.val() {
-            self.base.d.next = self.credit_load.val();
+            self.base.d.next = self.load_m1.val();
             self.pend.d.next = false;
         }
         if self.clear_counters.val() | self.rst.val() {
@@ -477,7 +485,7 @@ impl Logic for DualPi2Egress {
         if self.rst.val() {
             self.chain.d.next = false;
             self.count.d.next = false;
-            self.base.d.next = self.c_reset_credit.val();
+            self.base.d.next = self.c_reset_credit_m1.val();
             self.pend.d.next = false;
         }
     }
