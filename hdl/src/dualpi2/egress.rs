@@ -241,7 +241,11 @@ impl Logic for DualPi2Egress {
         self.second.next = self.rnd_word.val().get_bits::<32>(32);
         self.squared.next =
             (self.first.val() <= self.prob.val()) & (self.second.val() <= self.prob.val());
-        self.coupled.next = bit_cast::<40, 32>(self.first.val()) <= self.kp.val();
+        // first <= kp with first < 2^32: kp's high byte set, or a 32-bit comparison (not a 41-bit
+        // chain on the rolls' path). (kp >= 2^32 is the overload flag, committed with kp, and overload
+        // decides before the coupled roll: the high byte's term only keeps this line exact alone.)
+        self.coupled.next = self.kp.val().get_bits::<8>(32).any()
+            | (self.first.val() <= self.kp.val().get_bits::<32>(0));
         self.ect_l.next = self.head_l.val().get_bits::<2>(16).any();
         self.ect_c.next = self.head_c.val().get_bits::<2>(16).any();
         self.age_l.now.next = self.dep.val();
