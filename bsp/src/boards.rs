@@ -28,18 +28,18 @@ pub struct TopFiles {
 /// that. Until the flow stopped stalled routes, 14 ns had no margin: the default seed ran to the time
 /// limit and seed 3 routed to 71.7.
 pub const PIE_NSPC: u64 = 14;
-/// The DualPI2 card's core clock, ns per cycle: 50 MHz. The card meets it at 50.8 MHz on nextpnr's
-/// default seed (seed 2 53.4), in 132 to 197 s of place and route (2026-12-07, since the drop drives
-/// single flip-flops, not the enables of the credit and `link_free`). Before: 50.4 MHz on seed 3
-/// (default seed 48.8, seed 2 48.9), in 189 s of place and route with the seeds side by side, 282 s
-/// one after the other (with the
-/// parameters read from a block RAM and the link model's carry fixed; 51.5 on seed 2 before, in 291
-/// s with the default seed's stalled route stopped after 58 s; 50 MHz since the ingress keeps the
-/// backlog's gap to 2 MTU in a register and the egress's gate is one 17-bit chain; at 41.7 MHz the
-/// same logic closed at 48.0 on the default seed). 41.7 MHz (24 ns)
-/// before, met at 45.0; 40 MHz (25 ns) before that. With one packet per 3 clocks the card closed at
-/// 59.8 MHz.
-pub const DUALPI2_NSPC: u64 = 20;
+/// The DualPI2 card's core clock, ns per cycle: 55.6 MHz (since 2026-12-07; 50 MHz before). The card
+/// meets it at 56.8 MHz on seed 2 (default seed 55.0), in 72 s of place and route with the seeds side
+/// by side (dd29b61: the drop drives single flip-flops, the credit is kept less one so that the pick is
+/// a sign bit, the coupled roll is a 32-bit comparison). At 20 ns the same logic met 56.6 on the default
+/// seed. Before: 50 MHz, met at 50.8 on the default seed (9775491), and at 50.4 on seed 3 only (default
+/// seed 48.8, seed 2 48.9) in 189 s of place and route with the seeds side by side, 282 s one after
+/// the other (with the parameters read from a block RAM and the link model's carry fixed; 51.5 on seed 2
+/// before, in 291 s with the default seed's stalled route stopped after 58 s; 50 MHz since the ingress
+/// keeps the backlog's gap to 2 MTU in a register and the egress's gate is one 17-bit chain; at 41.7
+/// MHz the same logic closed at 48.0 on the default seed). 41.7 MHz (24 ns) before, met at 45.0; 40 MHz
+/// (25 ns) before that. With one packet per 3 clocks the card closed at 59.8 MHz.
+pub const DUALPI2_NSPC: u64 = 18;
 
 /// One line card: its core, its core clock, its board top (PLL, 1 Mbaud) and the same logic for
 /// simulation (clocked directly, a [`SIM_CPB`]-cycle UART bit, the same time step).
@@ -125,7 +125,7 @@ mod tests {
         assert_eq!(boards, cores);
     }
 
-    /// The settings icepll (fpga-icestorm) gives for 40, 41.7, 50, 62.5, 66.7 and 71.4 MHz from 100, and none for a clock
+    /// The settings icepll (fpga-icestorm) gives for 40, 41.7, 50, 55.6, 62.5, 66.7 and 71.4 MHz from 100, and none for a clock
     /// the PLL cannot make exactly.
     #[test]
     fn pll_settings_match_icepll() {
@@ -140,6 +140,7 @@ mod tests {
         assert_eq!(pll_settings(25), s(4, 31, 4, 2));
         assert_eq!(pll_settings(24), s(2, 19, 4, 3));
         assert_eq!(pll_settings(20), s(0, 7, 4, 5));
+        assert_eq!(pll_settings(18), s(8, 79, 4, 1));
         assert_eq!(pll_settings(16), s(0, 9, 4, 5));
         assert_eq!(pll_settings(15), s(2, 15, 3, 3));
         assert_eq!(pll_settings(14), s(6, 39, 3, 1));

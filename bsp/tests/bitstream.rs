@@ -2,10 +2,10 @@
 //! revision 1, and the PIE card's netlist takes revision 2's pins (the revisions differ only in the LED
 //! pins, so a second place and route would test nothing new: `scripts/bitstream --rev v2` builds it);
 //! and the PIE core alone on the ECP5. Each card meets timing at its own core clock
-//! (`aqm_bsp::boards`: PIE 71.4 MHz, DualPI2 50). On a 2-core machine nextpnr took about a minute
-//! for the PIE card (81 % of the logic cells, the default seed) and 2 for DualPI2 (83 %, two seeds side
-//! by side, the default one meeting timing; 3 to 4 before its drop left the credit's enable)
-//! (2026-12-07). At this fill a small change to the netlist moves the
+//! (`aqm_bsp::boards`: PIE 71.4 MHz, DualPI2 55.6). On a 2-core machine nextpnr took about a minute
+//! for the PIE card (81 % of the logic cells, the default seed) and a bit more for DualPI2 (83 %, the
+//! seeds side by side, seed 2 meeting timing; 3 to 4 minutes at 50 MHz before its drop left the
+//! credit's enable) (2026-12-07). At this fill a small change to the netlist moves the
 //! card's Fmax by several MHz.
 
 use aqm_bsp::flow::{build, build_ecp5, check_pins, FlowReport};
