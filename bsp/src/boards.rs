@@ -21,8 +21,9 @@ pub struct TopFiles {
 /// The PIE card's core clock, ns per cycle: 71.4 MHz. The card meets it at 73.2 MHz on nextpnr's
 /// default seed, in 54 s of place and route (2026-12-07, since the ingress's len <= MTU is the sign of
 /// MTU - len; at 12 ns the same logic routed to 70.8 and 72.4 on the default seed and seed 2). 72.6
-/// before, default seed, 70 s (since the link model's carry no longer takes one net on both operands; before, 73.2 on seed 2 in 125 s, the default seed's route stalled and
-/// stopped after 58 s). 66.7 MHz (15 ns) before, met at 78.2 on the default seed
+/// before, default seed, 70 s (since the link model's carry no longer takes one net on both
+/// operands; before, 73.2 on seed 2 in 125 s, the default seed's route stalled and stopped after 58
+/// s). 66.7 MHz (15 ns) before, met at 78.2 on the default seed
 /// (d8dea43: V takes the queue flags made for both pushes of the packet ahead with that push
 /// registered; 71.5 before, 65.4 before the burst-reset strobe left the reset's path); 62.5 MHz before
 /// that. Until the flow stopped stalled routes, 14 ns had no margin: the default seed ran to the time

@@ -2,10 +2,11 @@
 //! LINK_BYTE_TIME ns per byte (Q16.8), or does nothing when that is 0.
 //!
 //! Idle: the link is free. A dequeue (`start`), sent or dropped, records its departure time as
-//! `link_free`; a sent one (`sends`) with LINK_BYTE_TIME != 0 goes to Tx, which adds the transmission time to `link_free` in [`TX_CYCLES`]
-//! cycles, then Wait until `now` reaches it; back in Idle the first cycle is *exact*: a departure then
-//! leaves at exactly the end of the previous transmission (fraction of a ns included), so a backlogged
-//! link runs at its nominal rate. With LINK_BYTE_TIME = 0 the link stays Idle.
+//! `link_free`; a sent one (`sends`) with LINK_BYTE_TIME != 0 goes to Tx, which adds the transmission
+//! time to `link_free` in [`TX_CYCLES`] cycles, then Wait until `now` reaches it; back in Idle the
+//! first cycle is *exact*: a departure then leaves at exactly the end of the previous transmission
+//! (fraction of a ns included), so a backlogged link runs at its nominal rate. With LINK_BYTE_TIME = 0
+//! the link stays Idle.
 //!
 //! Wait compares `link_free` with the `now` of the *previous* cycle ([`WAIT_LAG`] = 1): the hardware
 //! subtracts the low 24 bits one cycle and the high 16 bits the next, so that no 40-bit carry chain ends
