@@ -126,6 +126,8 @@ pub struct FlowReport {
     pub pnr_seconds: f64,
     /// Each place-and-route attempt; the last that finished is the bitstream's.
     pub pnr_runs: Vec<PnrRun>,
+    /// The shown run's slack by register (the HX8K line cards), see [`crate::slack`].
+    pub slack: Option<crate::slack::Slack>,
 }
 
 impl FlowReport {
@@ -713,8 +715,9 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
     r.board_synth = yosys_ice40(&dir.join("top.v"), "top", Some(&dir.join("top.json")))?;
     r.area = ice40_area_by_block(&dir.join("top.v"), "top", BOARD_AREA_DEPTH)?;
     let freq = format!("{mhz}");
+    crate::slack::write_script(&dir)?;
     let pnr = |name: &str| {
-        nextpnr_hx8k(
+        let mut c = nextpnr_hx8k(
             "top.pcf",
             "top.json",
             &[
@@ -724,11 +727,19 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
                 &freq,
                 "--timing-allow-fail",
             ],
-        )
+        );
+        crate::slack::add_to(&mut c, 1000.0 / mhz, &format!("{name}-slack.tsv"));
+        c
     };
     place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;
     // The run the report shows is the bitstream's; the others' designs go.
     let shown = r.shown_run().map(|k| r.pnr_runs[k].seed);
+    if let (Some(seed), true) = (shown, crate::slack::available()) {
+        let path = dir.join(format!("{}-slack.tsv", run_name(seed)));
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        r.slack = Some(crate::slack::parse(&text)?);
+    }
     for seed in PNR_SEEDS {
         let asc = dir.join(format!("{}.asc", run_name(seed)));
         if shown == Some(seed) {
@@ -1162,6 +1173,9 @@ pub fn report_markdown(name: &str, r: &FlowReport) -> String {
         let _ = writeln!(s, "{}", r.critical_split);
     }
     let _ = writeln!(s, "```\n");
+    if let Some(slack) = &r.slack {
+        s.push_str(&crate::slack::markdown(slack));
+    }
     if r.on_board {
         let _ = writeln!(
             s,

@@ -5,5 +5,6 @@ pub mod boards;
 pub mod bridge;
 pub mod emit;
 pub mod flow;
+pub mod slack;
 pub mod top;
 pub mod uart;

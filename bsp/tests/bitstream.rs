@@ -25,6 +25,25 @@ fn assert_room_to_spare(r: &FlowReport) {
     );
 }
 
+/// The report's slack by register ran on the routed card and agrees with nextpnr's worst path: its
+/// worst slack within a nanosecond of the period less nextpnr's critical path (its cell delays are
+/// approximate), over every endpoint of the design.
+fn assert_slack_agrees(r: &FlowReport) {
+    let s = r.slack.as_ref().expect("no slack analysis");
+    assert_eq!(s.error, None);
+    assert!(s.endpoints > 5_000, "{} endpoints", s.endpoints);
+    let nextpnr = r
+        .clocks
+        .iter()
+        .map(|c| 1000.0 / c.target_mhz - 1000.0 / c.fmax_mhz)
+        .fold(f64::INFINITY, f64::min);
+    let ours = s.groups[0].worst_ns;
+    assert!(
+        (ours - nextpnr).abs() < 1.0,
+        "worst slack {ours:.2} ns, nextpnr's {nextpnr:.2} ns"
+    );
+}
+
 #[test]
 fn pie_line_card_bitstream_builds_and_meets_timing_and_takes_both_revisions_pins() {
     let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bitstream");
@@ -35,6 +54,7 @@ fn pie_line_card_bitstream_builds_and_meets_timing_and_takes_both_revisions_pins
     assert!(r.lcs <= r.lcs_total && r.brams <= 32);
     assert!(r.clocks.iter().all(|c| c.pass));
     assert_room_to_spare(&r);
+    assert_slack_agrees(&r);
     let packed = check_pins(&PIE_CORE, BoardRev::V2, &r.dir).unwrap_or_else(|e| panic!("v2: {e}"));
     assert!(packed <= r.lcs_total, "{packed} logic cells with v2's pins");
 }
@@ -48,6 +68,7 @@ fn dualpi2_line_card_bitstream_builds_and_meets_timing() {
     assert!(r.lcs <= r.lcs_total && r.brams <= 32);
     assert_room_to_spare(&r);
     assert!(r.clocks.iter().all(|c| c.pass));
+    assert_slack_agrees(&r);
     // The whole DualPI2 core is on the board: its block RAMs and at least its own logic.
     assert!(r.board_synth.brams >= r.core_synth.brams && r.board_synth.luts >= r.core_synth.luts);
 }
