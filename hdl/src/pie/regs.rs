@@ -79,6 +79,11 @@ pub struct PieRegs<const BM: u64> {
     burst_ticks_r: DFF<Bits<24>>,
     link_bt_r: DFF<Bits<24>>,
     seed_stage: DFF<Bits<32>>,
+    /// `seed_stage` is not zero, and the staged write's data is not zero (`wnz`, from the bus at
+    /// staging): SEED_HI's judgement reads two flip-flops, not a 64-input OR (the PIE card's longest
+    /// path at 12 ns ran through that OR into the write's error flag).
+    seed_nz: DFF<Bit>,
+    wnz: DFF<Bit>,
     prob_stage: DFF<Bits<32>>,
     shadow: DFF<Bits<32>>,
     /// The range check of the write being staged, for the register at its address.
@@ -153,6 +158,8 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             burst_ticks_r,
             link_bt_r,
             seed_stage,
+            seed_nz,
+            wnz,
             prob_stage,
             shadow,
             in_range,
@@ -194,6 +201,7 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             25 => self.in_range.d.next = self.r_byte_time.ok.val(),
             _ => {}
         }
+        self.wnz.d.next = self.bus.wdata.val().any();
         self.prob_hi.d.next = self.bus.we.val()
             & (self.bus.addr.val() == 29)
             & !self.bus.wdata.val().get_bits::<8>(24).any();
@@ -288,10 +296,11 @@ impl<const BM: u64> Logic for PieRegs<BM> {
                     // SEED_LO
                     self.ok.next = true;
                     self.seed_stage.d.next = self.front.w_data.val();
+                    self.seed_nz.d.next = self.wnz.q.val();
                 }
                 27 => {
                     // SEED_HI: zero is a fixed point of the generator.
-                    self.ok.next = self.seed_wide.val().any();
+                    self.ok.next = self.wnz.q.val() | self.seed_nz.q.val();
                     self.seed_we.next = self.ok.val();
                 }
                 28 => {
@@ -397,6 +406,7 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             self.burst_ticks_r.d.next = self.d_burst_ticks.val();
             self.link_bt_r.d.next = 0.into();
             self.seed_stage.d.next = 0.into();
+            self.seed_nz.d.next = false;
             self.prob_stage.d.next = 0.into();
             self.shadow.d.next = 0.into();
             self.in_range.d.next = false;

@@ -443,6 +443,8 @@ impl Stimulus {
                     self.below(1 << 24) as u32
                 }
             }
+            // A seed's half is zero now and then, so that a zero seed (refused) comes up.
+            (_, None) if def.name.starts_with("SEED") && self.pct(40) => 0,
             (_, Some((lo, hi))) if self.pct(85) => lo + self.below((hi - lo) as u64 + 1) as u32,
             (_, Some((_, hi))) => hi.saturating_add(1 + self.below(1000) as u32),
             _ => self.rng.next_word() as u32,
