@@ -619,6 +619,21 @@ fn place_and_route(
     Ok(())
 }
 
+/// The slack analysis of the run the report shows (HX8K, [`crate::slack`]), written by its nextpnr run
+/// as `<run name>-slack.tsv` in the report's directory; nothing when nextpnr has no Python.
+fn attach_slack(r: &mut FlowReport) -> Result<(), String> {
+    let (Some(k), true) = (r.shown_run(), crate::slack::available()) else {
+        return Ok(());
+    };
+    let path = r
+        .dir
+        .join(format!("{}-slack.tsv", run_name(r.pnr_runs[k].seed)));
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    r.slack = Some(crate::slack::parse(&text)?);
+    Ok(())
+}
+
 /// nextpnr-ice40 for the HX8K in the CB132 package with the pin file and the netlist named (in the
 /// directory it runs in), then `extra`.
 fn nextpnr_hx8k(pcf: &str, json: &str, extra: &[&str]) -> Command {
@@ -734,12 +749,7 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
     place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;
     // The run the report shows is the bitstream's; the others' designs go.
     let shown = r.shown_run().map(|k| r.pnr_runs[k].seed);
-    if let (Some(seed), true) = (shown, crate::slack::available()) {
-        let path = dir.join(format!("{}-slack.tsv", run_name(seed)));
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        r.slack = Some(crate::slack::parse(&text)?);
-    }
+    attach_slack(&mut r)?;
     for seed in PNR_SEEDS {
         let asc = dir.join(format!("{}.asc", run_name(seed)));
         if shown == Some(seed) {
@@ -897,14 +907,18 @@ pub fn build_block(
                 Some(&dir.join("block.json")),
             )?;
             let freq = format!("{mhz}");
-            let pnr = |_: &str| {
-                nextpnr_hx8k(
+            crate::slack::write_script(&dir)?;
+            let pnr = |name: &str| {
+                let mut c = nextpnr_hx8k(
                     "block.pcf",
                     "block.json",
                     &["--freq", &freq, "--timing-allow-fail"],
-                )
+                );
+                crate::slack::add_to(&mut c, 1000.0 / mhz, &format!("{name}-slack.tsv"));
+                c
             };
             place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;
+            attach_slack(&mut r)?;
         }
         Target::Ecp5 => {
             write(&dir.join("design.v"), &verilog)?;
