@@ -620,14 +620,14 @@ fn place_and_route(
 }
 
 /// The slack analysis of the run the report shows (HX8K, [`crate::slack`]), written by its nextpnr run
-/// as `<run name>-slack.tsv` in the report's directory; nothing when nextpnr has no Python.
+/// in the report's directory ([`crate::slack::out_file`]); nothing when nextpnr has no Python.
 fn attach_slack(r: &mut FlowReport) -> Result<(), String> {
     let (Some(k), true) = (r.shown_run(), crate::slack::available()) else {
         return Ok(());
     };
     let path = r
         .dir
-        .join(format!("{}-slack.tsv", run_name(r.pnr_runs[k].seed)));
+        .join(crate::slack::out_file(&run_name(r.pnr_runs[k].seed)));
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     r.slack = Some(crate::slack::parse(&text)?);
@@ -743,7 +743,7 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
                 "--timing-allow-fail",
             ],
         );
-        crate::slack::add_to(&mut c, 1000.0 / mhz, &format!("{name}-slack.tsv"));
+        crate::slack::add_to(&mut c, mhz, name);
         c
     };
     place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;
@@ -914,7 +914,7 @@ pub fn build_block(
                     "block.json",
                     &["--freq", &freq, "--timing-allow-fail"],
                 );
-                crate::slack::add_to(&mut c, 1000.0 / mhz, &format!("{name}-slack.tsv"));
+                crate::slack::add_to(&mut c, mhz, name);
                 c
             };
             place_and_route(Target::Hx8k, &pnr, mhz, &mut r)?;

@@ -159,11 +159,11 @@ def main(out):
         g = groups.setdefault(stem, [slack, name, p, 0])
         g[3] += slack < 0
     ranked = sorted(groups.items(), key=lambda kv: kv[1][0])[:GROUPS]
-    for stem, (slack, name, p, n) in ranked:
-        steps = path(name, p)
+    paths = [(stem, path(name, p)) for stem, (_, name, p, _) in ranked]
+    for (stem, (slack, name, p, n)), (_, steps) in zip(ranked, paths):
         out.write("group\t%s\t%d\t%.3f\t%s.%s\t%s\n" % (stem, n, slack, name, p, steps[0][1]))
-    for stem, (slack, name, p, n) in ranked[:PATHS]:
-        for a, where in path(name, p):
+    for stem, steps in paths[:PATHS]:
+        for a, where in steps:
             out.write("step\t%s\t%.3f\t%s\n" % (stem, a, where))
 
 

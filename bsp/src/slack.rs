@@ -61,14 +61,19 @@ pub fn available() -> bool {
     })
 }
 
-/// The arguments and environment that make nextpnr-ice40 run the analysis at `period_ns` and write
-/// `out` (both in the run's directory, where [`write_script`] put the script); nothing when it is not
-/// [`available`].
-pub fn add_to(cmd: &mut Command, period_ns: f64, out: &str) {
+/// The file the analysis of place-and-route run `run` (its log's name) writes in its directory.
+pub fn out_file(run: &str) -> String {
+    format!("{run}-slack.tsv")
+}
+
+/// The arguments and environment that make nextpnr-ice40 run the analysis at `mhz` for run `run`,
+/// writing [`out_file`] (both in the run's directory, where [`write_script`] put the script); nothing
+/// when it is not [`available`].
+pub fn add_to(cmd: &mut Command, mhz: f64, run: &str) {
     if available() {
         cmd.args(["--post-route", SCRIPT_FILE])
-            .env("SLACK_PERIOD_NS", format!("{period_ns}"))
-            .env("SLACK_OUT", out);
+            .env("SLACK_PERIOD_NS", format!("{}", 1000.0 / mhz))
+            .env("SLACK_OUT", out_file(run));
     }
 }
 
