@@ -85,8 +85,10 @@ module dualpi2_core_props (
   always @(posedge clock) if (lim_commit) lim_done <= 1'b1;
   wire [31:0] lim_reset = reset_value(8'h19), mtu_reset = reset_value(8'h1A);
   wire [10:0] abs_limit = lim_done ? lim_value : lim_reset[10:0];
-  wire [31:0] abs_byte_limit = {21'd0, abs_limit} * mtu_reset * 32'd2;
-`define CORE_ABSTRACT_PORTS .\ctrl$prob (abs_prob), .\ctrl$kp (abs_kp), .\ctrl$overload (abs_overload), .\params$limit (abs_limit), .\params$byte_limit (abs_byte_limit[22:0]),
+  // The ingress reads the byte limit after the edge (its register's input): LIMIT's after the edge.
+  wire [10:0] abs_limit_next = lim_done || lim_commit ? lim_value : lim_reset[10:0];
+  wire [31:0] abs_byte_limit_next = {21'd0, abs_limit_next} * mtu_reset * 32'd2;
+`define CORE_ABSTRACT_PORTS .\ctrl$prob (abs_prob), .\ctrl$kp (abs_kp), .\ctrl$overload (abs_overload), .\params$limit (abs_limit), .\params$byte_limit_next (abs_byte_limit_next[22:0]),
 `endif
 `ifdef BYTES
 `define POPS
@@ -101,9 +103,9 @@ module dualpi2_core_props (
 `ifdef LIMIT
   // The limits, cut by dualpi2_core_props.limit.ys: any LIMIT in range in any cycle, any byte limit.
   (* anyseq *) reg [10:0] abs_limit;
-  (* anyseq *) reg [22:0] abs_byte_limit;
+  (* anyseq *) reg [22:0] abs_byte_limit_next;
   always @(*) assume (abs_limit >= 11'd1 && abs_limit <= 11'd1024);
-`define CORE_ABSTRACT_PORTS .\params$limit (abs_limit), .\params$byte_limit (abs_byte_limit), .\egress$pop_l (pop_l), .\egress$pop_c (pop_c), .\egress$pop_len (pop_len),
+`define CORE_ABSTRACT_PORTS .\params$limit (abs_limit), .\params$byte_limit_next (abs_byte_limit_next), .\egress$pop_l (pop_l), .\egress$pop_c (pop_c), .\egress$pop_len (pop_len),
 `endif
 `ifdef BYTES
   // The byte backlogs, exposed by dualpi2_core_props.bytes.ys.

@@ -63,7 +63,7 @@ core_logic! {
             // Ingress.
             self.ingress.ecn_mask.next = self.params.ecn_mask.val();
             self.ingress.limit.next = self.params.limit.val();
-            self.ingress.byte_limit.next = self.params.byte_limit.val();
+            self.ingress.byte_limit_next.next = self.params.byte_limit_next.val();
             self.ingress.min_qlen_step.next = self.params.min_qlen_step.val();
             self.ingress.mtu_next.next = self.params.mtu_next.val();
             self.ingress.cnt_l.next = self.queue_l.count.val();

@@ -9,14 +9,19 @@
 //! Stage V alone reads the queue counts and the byte backlogs that carry from one packet to the next, so
 //! back-to-back packets see each other exactly as in a sequential model. The byte backlogs live here:
 //! each cycle they take this cycle's push and the egress's pop (`pop_l`/`pop_c` of `pop_len` bytes).
-//! That loop (backlogs -> limit checks -> push -> backlogs) is two carry chains long: each limit check
-//! is one chain behind carry-save compression (3:2 LUT levels that reduce three words to two), and so is
-//! each backlog's update (backlog + push - pop); summed and compared chain by chain it was five.
 //!
 //! Beside the backlogs, the ingress keeps their gap to 2 MTU, L + C - 2 MTU, for the egress's 2 MTU gate:
 //! computed from the same push and pop and the parameter engine's next MTU (a commit or a reset included),
 //! so that it is exact in every cycle and the gate's path starts at a register. (From the backlogs, the
 //! gate was three carry-save levels and a chain ahead of the drop and the credit's update.)
+//!
+//! The byte limit is checked on the gap too: L + C + len > byte limit is gap + (len + 2 MTU - byte
+//! limit - 1) >= 0, and the accept stage takes that second term from the descriptor and the engine's
+//! next MTU and byte limit (those of stage V's cycle, a commit included), so V's check is one carry
+//! chain of two registers. The loop that closes a cycle, gap -> the check -> the push -> gap, then
+//! holds that one chain: the gap's update is made with the push and without it, and the push chooses
+//! last. (Checked on the backlogs, behind two carry-save levels, with the update after the push, it
+//! held two chains and four LUT levels; the backlogs' own updates are no longer on a loop.)
 
 use crate::arith::{AddSub, Csa};
 use crate::konst::K;
@@ -40,7 +45,8 @@ pub struct DualPi2Ingress {
     // Parameters in effect.
     pub ecn_mask: Signal<In, Bits<2>>,
     pub limit: Signal<In, Bits<11>>,
-    pub byte_limit: Signal<In, Bits<23>>,
+    /// The byte limit after this edge (the parameter engine's register input).
+    pub byte_limit_next: Signal<In, Bits<23>>,
     pub min_qlen_step: Signal<In, Bits<32>>,
     /// MTU after this edge (the parameter engine's register input).
     pub mtu_next: Signal<In, Bits<11>>,
@@ -78,6 +84,10 @@ pub struct DualPi2Ingress {
     v_ecn: DFF<Bits<2>>,
     v_tag: DFF<Bits<16>>,
     v_l: DFF<Bit>,
+    /// len + 2 MTU - byte limit - 1 (25-bit two's complement), with stage V's MTU and byte limit.
+    v_room: DFF<Bits<25>>,
+    /// Its sum at accept: len + 2 MTU' + ~byte limit' in one carry-save level and one chain.
+    r_csa: Csa<25>,
     pushed: DFF<Bit>,
     vv: DFF<Bit>,
     vtag: DFF<Bits<16>>,
@@ -92,16 +102,12 @@ pub struct DualPi2Ingress {
     maxq_r: DFF<Bits<11>>,
     total: Signal<Local, Bits<11>>,
     own: Signal<Local, Bits<10>>,
-    // The limit checks as one carry chain each behind carry-save compression (3:2 per level: three
-    // words to a sum word and a carry word): packets L + C >= LIMIT is L + C - LIMIT not negative,
-    // bytes L + C + len > byte limit the carry out of L + C + len + ~limit. (The complement in a signal
-    // of its own width: inside a wider expression Verilog would widen before the `~`.)
+    // The packet limit as one carry chain behind carry-save compression (3:2: three words to a sum
+    // word and a carry word): L + C >= LIMIT is L + C - LIMIT not negative. The byte limit: the sign of
+    // gap + room. (A complement in a signal of its own width: inside a wider expression Verilog would
+    // widen before the `~`.)
     cnt_chk: AddSub<13>,
-    bl24: Signal<Local, Bits<24>>,
-    nbl: Signal<Local, Bits<24>>,
-    b_csa1: Csa<24>,
-    b_k1: Signal<Local, Bits<24>>,
-    b_csa2: Csa<25>,
+    nbl: Signal<Local, Bits<25>>,
     b_chk: Signal<Local, Bits<25>>,
     drop: Signal<Local, Bit>,
     enq: Signal<Local, Bit>,
@@ -110,19 +116,23 @@ pub struct DualPi2Ingress {
     add_c: Signal<Local, Bits<22>>,
     sub_l: Signal<Local, Bits<22>>,
     sub_c: Signal<Local, Bits<22>>,
-    /// Each byte backlog's update, backlog + push - pop, as one carry chain.
-    upd_l: AddSub<22>,
-    upd_c: AddSub<22>,
+    /// Each byte backlog's update, backlog - pop (`keep_*`), then + push, off the loop now. (As one
+    /// `AddSub` each, synthesis gave the core 166 more LUT4, flattened.)
+    keep_l: Signal<Local, Bits<22>>,
+    keep_c: Signal<Local, Bits<22>>,
     /// The gap after this edge, L + C + push - pop - 2 MTU', from the backlogs before it: ~(2 MTU')
-    /// and ~pop (each -x - 1) with the two 1s in the empty low bits of the shifted majority words,
-    /// three carry-save levels (the late words, the push and then the pop, last) and one chain.
+    /// and ~pop (each -x - 1) with the 1s in the empty low bits of the shifted majority words:
+    /// L + C - 2 MTU' - pop in two carry-save levels, the gap without the push in one chain from
+    /// there; with the push, + len in a third level and a chain; the push chooses.
     gap_r: DFF<Bits<24>>,
     n2mtu: Signal<Local, Bits<24>>,
-    add: Signal<Local, Bits<24>>,
     sub: Signal<Local, Bits<24>>,
+    nsub: Signal<Local, Bits<24>>,
     g1: Csa<24>,
     g2: Csa<24>,
     g3: Csa<24>,
+    gap_push: Signal<Local, Bits<24>>,
+    gap_keep: Signal<Local, Bits<24>>,
     c_reset_gap: K<24, RESET_GAP>,
 }
 
@@ -137,6 +147,7 @@ impl Logic for DualPi2Ingress {
             v_ecn,
             v_tag,
             v_l,
+            v_room,
             pushed,
             vv,
             vtag,
@@ -158,6 +169,11 @@ impl Logic for DualPi2Ingress {
         self.v_ecn.d.next = self.in_ecn.val();
         self.v_tag.d.next = self.in_tag.val();
         self.v_l.d.next = (self.in_ecn.val() & self.ecn_mask.val()).any();
+        self.nbl.next = !bit_cast::<25, 23>(self.byte_limit_next.val());
+        self.r_csa.a.next = bit_cast::<25, 16>(self.in_len.val());
+        self.r_csa.b.next = bit_cast::<25, 11>(self.mtu_next.val()) << 1;
+        self.r_csa.c.next = self.nbl.val();
+        self.v_room.d.next = self.r_csa.s.val() + (self.r_csa.k.val() << 1);
 
         // Stage V.
         self.total.next =
@@ -169,20 +185,13 @@ impl Logic for DualPi2Ingress {
         self.cnt_chk.a.next = bit_cast::<13, 10>(self.cnt_l.val());
         self.cnt_chk.b.next = bit_cast::<13, 10>(self.cnt_c.val());
         self.cnt_chk.c.next = bit_cast::<13, 11>(self.limit.val());
-        self.bl24.next = bit_cast::<24, 23>(self.byte_limit.val());
-        self.b_csa1.a.next = bit_cast::<24, 22>(self.bytes_l_r.q.val());
-        self.b_csa1.b.next = bit_cast::<24, 22>(self.bytes_c_r.q.val());
-        self.b_csa1.c.next = bit_cast::<24, 16>(self.v_len.q.val());
-        // L + C + len < 2^23: the first level's carries stay within 24 bits; the second keeps bit 24,
-        // where ~limit's ones carry out.
-        self.b_k1.next = self.b_csa1.k.val() << 1;
-        self.nbl.next = !self.bl24.val();
-        self.b_csa2.a.next = bit_cast::<25, 24>(self.b_csa1.s.val());
-        self.b_csa2.b.next = bit_cast::<25, 24>(self.b_k1.val());
-        self.b_csa2.c.next = bit_cast::<25, 24>(self.nbl.val());
-        self.b_chk.next = self.b_csa2.s.val() + (self.b_csa2.k.val() << 1);
+        // gap + room = L + C + len - byte limit - 1, within +-2^24: its sign in bit 24 (the gap
+        // sign-extended).
+        self.b_chk.next = (bit_cast::<25, 24>(self.gap_r.q.val())
+            | (bit_cast::<25, 1>(self.gap_r.q.val().get_bit(23).into()) << 24))
+            + self.v_room.q.val();
         self.drop.next = !self.cnt_chk.sum.val().get_bit(12)
-            | self.b_chk.val().get_bit(24)
+            | !self.b_chk.val().get_bit(24)
             | self.own.val().get_bit(9);
         self.enq.next = self.v_valid.q.val() & !self.drop.val();
         self.step.next =
@@ -238,34 +247,32 @@ impl Logic for DualPi2Ingress {
         if self.pop_c.val() {
             self.sub_c.next = bit_cast::<22, 16>(self.pop_len.val());
         }
-        self.upd_l.a.next = self.bytes_l_r.q.val();
-        self.upd_l.b.next = self.add_l.val();
-        self.upd_l.c.next = self.sub_l.val();
-        self.upd_c.a.next = self.bytes_c_r.q.val();
-        self.upd_c.b.next = self.add_c.val();
-        self.upd_c.c.next = self.sub_c.val();
-        self.bytes_l_r.d.next = self.upd_l.sum.val();
-        self.bytes_c_r.d.next = self.upd_c.sum.val();
-        // The gap, from the same push and pop (each goes to one queue).
+        self.keep_l.next = self.bytes_l_r.q.val() - self.sub_l.val();
+        self.keep_c.next = self.bytes_c_r.q.val() - self.sub_c.val();
+        self.bytes_l_r.d.next = self.keep_l.val() + self.add_l.val();
+        self.bytes_c_r.d.next = self.keep_c.val() + self.add_c.val();
+        // The gap, from the same push and pop (each goes to one queue), the push choosing last.
         self.n2mtu.next = !(bit_cast::<24, 11>(self.mtu_next.val()) << 1);
-        self.add.next = 0.into();
-        if self.enq.val() {
-            self.add.next = bit_cast::<24, 16>(self.v_len.q.val());
-        }
         self.sub.next = 0.into();
         if self.pop_l.val() | self.pop_c.val() {
             self.sub.next = bit_cast::<24, 16>(self.pop_len.val());
         }
+        self.nsub.next = !self.sub.val();
         self.g1.a.next = bit_cast::<24, 22>(self.bytes_l_r.q.val());
         self.g1.b.next = bit_cast::<24, 22>(self.bytes_c_r.q.val());
         self.g1.c.next = self.n2mtu.val();
         self.g2.a.next = self.g1.s.val();
         self.g2.b.next = (self.g1.k.val() << 1) | 1_u64.to_bits();
-        self.g2.c.next = self.add.val();
+        self.g2.c.next = self.nsub.val();
+        self.gap_keep.next = self.g2.s.val() + ((self.g2.k.val() << 1) | 1_u64.to_bits());
         self.g3.a.next = self.g2.s.val();
         self.g3.b.next = (self.g2.k.val() << 1) | 1_u64.to_bits();
-        self.g3.c.next = !self.sub.val();
-        self.gap_r.d.next = self.g3.s.val() + (self.g3.k.val() << 1);
+        self.g3.c.next = bit_cast::<24, 16>(self.v_len.q.val());
+        self.gap_push.next = self.g3.s.val() + (self.g3.k.val() << 1);
+        self.gap_r.d.next = self.gap_keep.val();
+        if self.enq.val() {
+            self.gap_r.d.next = self.gap_push.val();
+        }
 
         self.verdict_valid.next = self.vv.q.val();
         self.verdict_tag.next = self.vtag.q.val();

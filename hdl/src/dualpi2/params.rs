@@ -87,6 +87,8 @@ pub struct DualPi2Params {
     /// MTU after this edge: `mtu`'s register input, with a commit or a reset in it (the ingress keeps
     /// the backlog's distance to 2 MTU a cycle ahead with it).
     pub mtu_next: Signal<Out, Bits<11>>,
+    /// The byte limit after this edge (its register's input), for the ingress's accept stage.
+    pub byte_limit_next: Signal<Out, Bits<23>>,
     pub wc: Signal<Out, Bits<7>>,           // C protection, %
     pub init_credit: Signal<Out, Bits<24>>, // signed
     pub link_bt: Signal<Out, Bits<24>>,
@@ -452,6 +454,7 @@ impl Logic for DualPi2Params {
             self.link_bt_r.d.next = 0.into();
         }
         self.mtu_next.next = self.mtu_r.d.val();
+        self.byte_limit_next.next = self.byte_limit_r.d.val();
     }
 }
 

@@ -101,7 +101,12 @@ pub struct DualPi2Regs {
     seed_wide: Signal<Local, Bits<64>>,
     head_ts: Signal<Local, Bits<40>>,
     head_v: Signal<Local, Bit>,
-    age: Signal<Local, Bits<40>>,
+    /// The head's age now, now - ts mod 2^40, as its low 32 bits with their borrow (`age_lo`) and its
+    /// high byte before that borrow (`age_hi`), apart: the read's saturation (age >= 2^32, its high
+    /// byte less the borrow not zero) waits for the 32-bit chain, not a 40-bit one and an 8-input OR.
+    age_lo: Signal<Local, Bits<33>>,
+    age_hi: Signal<Local, Bits<8>>,
+    age_sat: Signal<Local, Bit>,
     ones: K<32, 0xFFFF_FFFF>,
     // The parameters' presets, read until a write is committed.
     h_target: K<32, { H.target_us as u64 }>,
@@ -234,7 +239,14 @@ impl Logic for DualPi2Regs {
             self.head_ts.next = self.ts_c.val();
             self.head_v.next = self.hv_c.val();
         }
-        self.age.next = self.now40.val() - self.head_ts.val();
+        self.age_lo.next = bit_cast::<33, 32>(self.now40.val().get_bits::<32>(0))
+            - bit_cast::<33, 32>(self.head_ts.val().get_bits::<32>(0));
+        self.age_hi.next =
+            self.now40.val().get_bits::<8>(32) - self.head_ts.val().get_bits::<8>(32);
+        // The high byte of now - ts is age_hi less the low half's borrow: not zero unless age_hi is
+        // exactly that borrow.
+        self.age_sat.next = self.age_hi.val().get_bits::<7>(1).any()
+            | (self.age_hi.val().get_bit(0) != self.age_lo.val().get_bit(32));
         self.rd.next = 0.into();
         self.mapped.next = true;
         self.p_read.next = false;
@@ -320,8 +332,8 @@ impl Logic for DualPi2Regs {
             53 => {
                 // DELAY_L
                 if self.head_v.val() {
-                    self.rd.next = self.age.val().get_bits::<32>(0);
-                    if self.age.val().get_bits::<8>(32).any() {
+                    self.rd.next = self.age_lo.val().get_bits::<32>(0);
+                    if self.age_sat.val() {
                         self.rd.next = self.ones.val();
                     }
                 }
@@ -329,8 +341,8 @@ impl Logic for DualPi2Regs {
             54 => {
                 // DELAY_C
                 if self.head_v.val() {
-                    self.rd.next = self.age.val().get_bits::<32>(0);
-                    if self.age.val().get_bits::<8>(32).any() {
+                    self.rd.next = self.age_lo.val().get_bits::<32>(0);
+                    if self.age_sat.val() {
                         self.rd.next = self.ones.val();
                     }
                 }
