@@ -47,7 +47,8 @@ pub enum ExecState {
 pub struct Executor<const NSPC: u64> {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
-    // The parser's frame.
+    // The parser's frame. `len` and `command` hold their values from at least a cycle before `ready`
+    // (the parser takes them a byte before the CRC) until `done`.
     pub ready: Signal<In, Bit>,
     pub status: Signal<In, Bits<2>>,
     pub len: Signal<In, Bits<8>>,
@@ -100,6 +101,20 @@ pub struct Executor<const NSPC: u64> {
     offer: DFF<Bit>,
     we_r: DFF<Bit>,
     re_r: DFF<Bit>,
+    /// The held frame's command and length checks, registered from the parser's `command` and `len`,
+    /// which it sets at least a byte before `ready` and holds until `done`: so they are the live
+    /// values' in every `ready` cycle, and the answer's decision reads flip-flops (the PIE card at
+    /// 12 ns had the 8-bit comparisons on `len` in front of the answer kind's enable).
+    k_hello: DFF<Bit>,
+    k_read: DFF<Bit>,
+    k_write: DFF<Bit>,
+    k_start: DFF<Bit>,
+    k_inject: DFF<Bit>,
+    /// LEN is 0, 1, 5; 1..=160 (an INJECT's bound).
+    l_zero: DFF<Bit>,
+    l_one: DFF<Bit>,
+    l_five: DFF<Bit>,
+    l_inj: DFF<Bit>,
     fail: Signal<Local, Bit>,
     fail_code: Signal<Local, Bits<3>>,
     room: Signal<Local, Bit>,
@@ -127,8 +142,18 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, fcnt, raddr, fsh, wait_cnt, value_r, inj_r, now_r, in_core,
-            pending, kind_r, ok_pulse, err_pulse, rst_r, offer, we_r, re_r
+            pending, kind_r, ok_pulse, err_pulse, rst_r, offer, we_r, re_r, k_hello, k_read,
+            k_write, k_start, k_inject, l_zero, l_one, l_five, l_inj
         );
+        self.k_hello.d.next = self.command.val() == self.c_hello.val();
+        self.k_read.d.next = self.command.val() == self.c_read.val();
+        self.k_write.d.next = self.command.val() == self.c_write.val();
+        self.k_start.d.next = self.command.val() == self.c_start.val();
+        self.k_inject.d.next = self.command.val() == self.c_inject.val();
+        self.l_zero.d.next = !self.len.val().any();
+        self.l_one.d.next = self.len.val() == 1;
+        self.l_five.d.next = self.len.val() == 5;
+        self.l_inj.d.next = self.len.val().any() & (self.len.val() <= 160);
         // Time since START in ns: NSPC per cycle (the reset cycle is 0).
         self.now_r.d.next = self.now_r.q.val() + bit_cast::<40, 8>(self.nspc.val());
         self.now.next = self.now_r.q.val();
@@ -182,8 +207,8 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                         // The parser's error (bad CRC, truncated) is the answer's code.
                         self.fail.next = true;
                         self.fail_code.next = bit_cast::<3, 2>(self.status.val());
-                    } else if self.command.val() == self.c_hello.val() {
-                        if self.len.val().any() {
+                    } else if self.k_hello.q.val() {
+                        if !self.l_zero.q.val() {
                             self.fail.next = true;
                             self.fail_code.next = self.e_payload.val();
                         } else {
@@ -191,22 +216,22 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                             self.kind_r.d.next = 0.into();
                             self.state.d.next = ExecState::Respond;
                         }
-                    } else if self.command.val() == self.c_read.val() {
-                        if self.len.val() != 1 {
+                    } else if self.k_read.q.val() {
+                        if !self.l_one.q.val() {
                             self.fail.next = true;
                             self.fail_code.next = self.e_payload.val();
                         } else {
                             self.state.d.next = ExecState::Fetch;
                         }
-                    } else if self.command.val() == self.c_write.val() {
-                        if self.len.val() != 5 {
+                    } else if self.k_write.q.val() {
+                        if !self.l_five.q.val() {
                             self.fail.next = true;
                             self.fail_code.next = self.e_payload.val();
                         } else {
                             self.state.d.next = ExecState::Fetch;
                         }
-                    } else if self.command.val() == self.c_start.val() {
-                        if self.len.val().any() {
+                    } else if self.k_start.q.val() {
+                        if !self.l_zero.q.val() {
                             self.fail.next = true;
                             self.fail_code.next = self.e_payload.val();
                         } else {
@@ -218,9 +243,9 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                             self.kind_r.d.next = 3.into();
                             self.state.d.next = ExecState::Respond;
                         }
-                    } else if self.command.val() == self.c_inject.val() {
+                    } else if self.k_inject.q.val() {
                         // 1..=32 descriptors of 5 bytes.
-                        if self.len.val().any() & (self.len.val() <= 160) & self.whole.val() {
+                        if self.l_inj.q.val() & self.whole.val() {
                             self.state.d.next = ExecState::Fetch;
                         } else {
                             self.fail.next = true;
@@ -246,10 +271,10 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                 }
                 if self.fcnt.q.val() == 6 {
                     self.fcnt.d.next = 0.into();
-                    if self.command.val() == self.c_read.val() {
+                    if self.k_read.q.val() {
                         self.re_r.d.next = true;
                         self.state.d.next = ExecState::ReadWait;
-                    } else if self.command.val() == self.c_write.val() {
+                    } else if self.k_write.q.val() {
                         // The core sees the write next cycle (WriteWait's first), one time step later.
                         self.we_r.d.next = true;
                         self.wait_cnt.d.next = 0.into();
@@ -513,8 +538,16 @@ mod tests {
             self.payload = payload.to_vec();
             let before = self.releases;
             let mut answers = vec![];
+            let len = payload.len() as u8;
+            // As the parser: LEN and CMD a cycle (here) or more before `ready`.
+            answers.extend(self.cycle(
+                false,
+                status,
+                len,
+                command,
+                payload.len().is_multiple_of(5),
+            ));
             for _ in 0..2000 {
-                let len = payload.len() as u8;
                 answers.extend(self.cycle(
                     true,
                     status,
@@ -617,6 +650,7 @@ mod tests {
         // No room: nothing is offered.
         tb.verdict_count = ROOM;
         tb.payload = payload.clone();
+        tb.cycle(false, 0, payload.len() as u8, cmd::INJECT, true);
         for _ in 0..100 {
             tb.cycle(true, 0, payload.len() as u8, cmd::INJECT, true);
             assert!(!tb.e.core.in_valid.val());

@@ -53,6 +53,9 @@ pub struct Parser<const CPB: u64> {
     pub read_data: Signal<Out, Bits<8>>,
     state: DFF<ParseState>,
     len_r: DFF<Bits<8>>,
+    /// LEN - 1, taken with LEN: the payload's last index, so that the payload state compares two
+    /// registers and has no subtractor in front of its comparison.
+    last_r: DFF<Bits<8>>,
     command_r: DFF<Bits<8>>,
     status_r: DFF<Bits<2>>,
     crc: DFF<Bits<8>>,
@@ -69,7 +72,7 @@ pub struct Parser<const CPB: u64> {
 impl<const CPB: u64> Logic for Parser<CPB> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, len_r, command_r, status_r, crc, pidx, m5, idle_cnt);
+        dff_setup!(self, clock, state, len_r, last_r, command_r, status_r, crc, pidx, m5, idle_cnt);
         clock!(self, clock, payload);
         self.ready.next = self.state.q.val() == ParseState::Ready;
         self.status.next = self.status_r.q.val();
@@ -99,6 +102,7 @@ impl<const CPB: u64> Logic for Parser<CPB> {
             ParseState::Len => {
                 if self.rx_valid.val() {
                     self.len_r.d.next = self.rx_data.val();
+                    self.last_r.d.next = self.rx_data.val() - 1;
                     self.crc.d.next = self.crc_step.out.val();
                     self.state.d.next = ParseState::Cmd;
                 }
@@ -125,7 +129,7 @@ impl<const CPB: u64> Logic for Parser<CPB> {
                     if self.m5.q.val() == 4 {
                         self.m5.d.next = 0.into();
                     }
-                    if self.pidx.q.val() == (self.len_r.q.val() - 1) {
+                    if self.pidx.q.val() == self.last_r.q.val() {
                         self.state.d.next = ParseState::Crc;
                     }
                 }

@@ -93,6 +93,10 @@ pub struct DualPi2Regs {
     p_wr: Signal<Local, Bits<4>>,
     p_read: Signal<Local, Bit>,
     seed_stage: DFF<Bits<32>>,
+    /// `seed_stage` is not zero, and the staged write's data is not zero (`wnz`, from the bus at
+    /// staging): SEED_HI's judgement reads two flip-flops, not a 64-input OR.
+    seed_nz: DFF<Bit>,
+    wnz: DFF<Bit>,
     shadow: DFF<Bits<32>>,
     ok: Signal<Local, Bit>,
     param: Signal<Local, Bit>,
@@ -143,7 +147,9 @@ pub struct DualPi2Regs {
 impl Logic for DualPi2Regs {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, seed_stage, shadow, in_range, slot, written, from_mem);
+        dff_setup!(
+            self, clock, seed_stage, seed_nz, wnz, shadow, in_range, slot, written, from_mem
+        );
         clock!(self, clock, pmem);
         self.front.clock.next = self.clock.val();
         self.front.rst.next = self.rst.val();
@@ -180,6 +186,7 @@ impl Logic for DualPi2Regs {
         self.r_mtu.x.next = self.bus.wdata.val();
         self.r_c_prot.x.next = self.bus.wdata.val();
         self.r_byte_time.x.next = self.bus.wdata.val();
+        self.wnz.d.next = self.bus.wdata.val().any();
         self.in_range.d.next = false;
         match self.bus.addr.val().index() {
             16 => self.in_range.d.next = self.r_target.ok.val(),
@@ -210,10 +217,11 @@ impl Logic for DualPi2Regs {
                     // SEED_LO
                     self.ok.next = true;
                     self.seed_stage.d.next = self.front.w_data.val();
+                    self.seed_nz.d.next = self.wnz.q.val();
                 }
                 30 => {
                     // SEED_HI: zero is a fixed point of the generator.
-                    self.ok.next = self.seed_wide.val().any();
+                    self.ok.next = self.wnz.q.val() | self.seed_nz.q.val();
                     self.seed_we.next = self.ok.val();
                 }
                 31 => {
@@ -411,6 +419,7 @@ impl Logic for DualPi2Regs {
 
         if self.rst.val() {
             self.seed_stage.d.next = 0.into();
+            self.seed_nz.d.next = false;
             self.shadow.d.next = 0.into();
             self.in_range.d.next = false;
             self.written.d.next = 0.into();
