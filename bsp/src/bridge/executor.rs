@@ -539,22 +539,11 @@ mod tests {
             let before = self.releases;
             let mut answers = vec![];
             let len = payload.len() as u8;
+            let whole = payload.len().is_multiple_of(5);
             // As the parser: LEN and CMD a cycle (here) or more before `ready`.
-            answers.extend(self.cycle(
-                false,
-                status,
-                len,
-                command,
-                payload.len().is_multiple_of(5),
-            ));
+            answers.extend(self.cycle(false, status, len, command, whole));
             for _ in 0..2000 {
-                answers.extend(self.cycle(
-                    true,
-                    status,
-                    len,
-                    command,
-                    payload.len().is_multiple_of(5),
-                ));
+                answers.extend(self.cycle(true, status, len, command, whole));
                 if self.releases > before {
                     return answers;
                 }
