@@ -7,6 +7,9 @@
 //! `core_mapped` combinationally in the `re` cycle. `rdata` and `rvalid` follow one cycle after `re`;
 //! `err` pulses one cycle after a rejected write is judged or an unmapped address is
 //! read. A write to STATUS or CONTROL is taken here whatever `ok` says.
+//!
+//! Beside it, the blocks every register file uses: [`InRange`], a write's range check, and
+//! [`SeedStage`], the generator's 64-bit seed written as two registers.
 
 use crate::arith::const_cmp;
 use crate::konst::K;
@@ -149,6 +152,47 @@ impl<const ID: u64, const CAPACITY: u64> Logic for RegFront<ID, CAPACITY> {
 /// (Yosys turns a `<=` against a constant into one carry per bit; this is a balanced tree of and/or
 /// terms, `arith::const_cmp`, and a bound of the form 2^k - 1 becomes "the bits above k are zero").
 /// The rust-hdl simulation compares the numbers.
+/// The generator's seed, written as SEED_LO then SEED_HI, for every core: SEED_LO's word waits here, and
+/// SEED_HI's write loads `seed` = {its word, SEED_LO's} only when that is not zero (zero is a fixed point
+/// of xorshift). The judgement reads two flip-flops, not a 64-input OR: `wnz`, whether the bus's data is
+/// not zero as the front stages the write, and `lo_nz`, the same for the word SEED_LO left.
+#[derive(LogicBlock, Default)]
+pub struct SeedStage {
+    pub clock: Signal<In, Clock>,
+    pub rst: Signal<In, Bit>,
+    /// The bus's write data, as the front stages it.
+    pub wdata: Signal<In, Bits<32>>,
+    /// The front's staged write (`w_data`) is SEED_LO's and is taken this cycle.
+    pub lo_we: Signal<In, Bit>,
+    pub w_data: Signal<In, Bits<32>>,
+    /// A write of `w_data` to SEED_HI would make a seed that is not zero.
+    pub hi_ok: Signal<Out, Bit>,
+    /// The seed a write of `w_data` to SEED_HI loads.
+    pub seed: Signal<Out, Bits<64>>,
+    lo: DFF<Bits<32>>,
+    lo_nz: DFF<Bit>,
+    wnz: DFF<Bit>,
+}
+
+impl Logic for SeedStage {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, lo, lo_nz, wnz);
+        self.wnz.d.next = self.wdata.val().any();
+        if self.lo_we.val() {
+            self.lo.d.next = self.w_data.val();
+            self.lo_nz.d.next = self.wnz.q.val();
+        }
+        self.hi_ok.next = self.wnz.q.val() | self.lo_nz.q.val();
+        self.seed.next =
+            (bit_cast::<64, 32>(self.w_data.val()) << 32) | bit_cast::<64, 32>(self.lo.q.val());
+        if self.rst.val() {
+            self.lo.d.next = 0.into();
+            self.lo_nz.d.next = false;
+        }
+    }
+}
+
 #[derive(LogicBlock, Default)]
 pub struct InRange<const LO: u64, const HI: u64> {
     pub x: Signal<In, Bits<32>>,

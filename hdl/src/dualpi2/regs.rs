@@ -12,7 +12,7 @@
 
 use crate::bram::HoldingBlockRam;
 use crate::konst::K;
-use crate::regfront::{InRange, RegBus, RegFront};
+use crate::regfront::{InRange, RegBus, RegFront, SeedStage};
 use aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY;
 use aqm_golden::dualpi2::params::{range, HARDWARE_PARAMS as H};
 use aqm_golden::dualpi2::regs::DUALPI2_ID;
@@ -92,17 +92,13 @@ pub struct DualPi2Regs {
     p_rd: Signal<Local, Bits<4>>,
     p_wr: Signal<Local, Bits<4>>,
     p_read: Signal<Local, Bit>,
-    seed_stage: DFF<Bits<32>>,
-    /// `seed_stage` is not zero, and the staged write's data is not zero (`wnz`, from the bus at
-    /// staging): SEED_HI's judgement reads two flip-flops, not a 64-input OR.
-    seed_nz: DFF<Bit>,
-    wnz: DFF<Bit>,
+    /// SEED_LO's word, and whether SEED_HI's write makes a seed that is not zero.
+    seeds: SeedStage,
     shadow: DFF<Bits<32>>,
     ok: Signal<Local, Bit>,
     param: Signal<Local, Bit>,
     rd: Signal<Local, Bits<32>>,
     mapped: Signal<Local, Bit>,
-    seed_wide: Signal<Local, Bits<64>>,
     head_ts: Signal<Local, Bits<40>>,
     head_v: Signal<Local, Bit>,
     /// The head's age now, now - ts mod 2^40, as its low 32 bits with their borrow (`age_lo`) and its
@@ -111,6 +107,8 @@ pub struct DualPi2Regs {
     age_lo: Signal<Local, Bits<33>>,
     age_hi: Signal<Local, Bits<8>>,
     age_sat: Signal<Local, Bit>,
+    /// What DELAY_L or DELAY_C reads (the address has chosen the head).
+    delay: Signal<Local, Bits<32>>,
     ones: K<32, 0xFFFF_FFFF>,
     // The parameters' presets, read until a write is committed.
     h_target: K<32, { H.target_us as u64 }>,
@@ -147,12 +145,16 @@ pub struct DualPi2Regs {
 impl Logic for DualPi2Regs {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, seed_stage, seed_nz, wnz, shadow, in_range, slot, written, from_mem
-        );
+        dff_setup!(self, clock, shadow, in_range, slot, written, from_mem);
         clock!(self, clock, pmem);
         self.front.clock.next = self.clock.val();
         self.front.rst.next = self.rst.val();
+        self.seeds.clock.next = self.clock.val();
+        self.seeds.rst.next = self.rst.val();
+        self.seeds.wdata.next = self.bus.wdata.val();
+        self.seeds.w_data.next = self.front.w_data.val();
+        self.seeds.lo_we.next = false;
+        self.seed.next = self.seeds.seed.val();
         // The bus, but for the read data: a parameter's comes from the RAM.
         self.front.bus.addr.next = self.bus.addr.val();
         self.front.bus.wdata.next = self.bus.wdata.val();
@@ -167,9 +169,6 @@ impl Logic for DualPi2Regs {
         self.front.busy.next = self.ctrl_busy.val() | self.param_busy.val();
         self.clear_counters.next = self.front.clear_counters.val();
         self.soft_reset.next = self.front.soft_reset.val();
-        self.seed_wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
-            | bit_cast::<64, 32>(self.seed_stage.q.val());
-        self.seed.next = self.seed_wide.val();
         self.prob_wdata.next = self.front.w_data.val();
         self.param_addr.next = self.front.w_addr.val();
         self.param_data.next = self.front.w_data.val();
@@ -186,7 +185,6 @@ impl Logic for DualPi2Regs {
         self.r_mtu.x.next = self.bus.wdata.val();
         self.r_c_prot.x.next = self.bus.wdata.val();
         self.r_byte_time.x.next = self.bus.wdata.val();
-        self.wnz.d.next = self.bus.wdata.val().any();
         self.in_range.d.next = false;
         match self.bus.addr.val().index() {
             16 => self.in_range.d.next = self.r_target.ok.val(),
@@ -216,12 +214,11 @@ impl Logic for DualPi2Regs {
                 29 => {
                     // SEED_LO
                     self.ok.next = true;
-                    self.seed_stage.d.next = self.front.w_data.val();
-                    self.seed_nz.d.next = self.wnz.q.val();
+                    self.seeds.lo_we.next = true;
                 }
                 30 => {
                     // SEED_HI: zero is a fixed point of the generator.
-                    self.ok.next = self.wnz.q.val() | self.seed_nz.q.val();
+                    self.ok.next = self.seeds.hi_ok.val();
                     self.seed_we.next = self.ok.val();
                 }
                 31 => {
@@ -255,6 +252,14 @@ impl Logic for DualPi2Regs {
         // exactly that borrow.
         self.age_sat.next = self.age_hi.val().get_bits::<7>(1).any()
             | (self.age_hi.val().get_bit(0) != self.age_lo.val().get_bit(32));
+        // DELAY_L / DELAY_C: 0 with no head, the age saturated at 2^32 - 1.
+        self.delay.next = 0.into();
+        if self.head_v.val() {
+            self.delay.next = self.age_lo.val().get_bits::<32>(0);
+            if self.age_sat.val() {
+                self.delay.next = self.ones.val();
+            }
+        }
         self.rd.next = 0.into();
         self.mapped.next = true;
         self.p_read.next = false;
@@ -337,24 +342,8 @@ impl Logic for DualPi2Regs {
             50 => self.rd.next = bit_cast::<32, 10>(self.cnt_l.val()),
             51 => self.rd.next = bit_cast::<32, 10>(self.cnt_c.val()),
             52 => self.rd.next = bit_cast::<32, 11>(self.maxq.val()),
-            53 => {
-                // DELAY_L
-                if self.head_v.val() {
-                    self.rd.next = self.age_lo.val().get_bits::<32>(0);
-                    if self.age_sat.val() {
-                        self.rd.next = self.ones.val();
-                    }
-                }
-            }
-            54 => {
-                // DELAY_C
-                if self.head_v.val() {
-                    self.rd.next = self.age_lo.val().get_bits::<32>(0);
-                    if self.age_sat.val() {
-                        self.rd.next = self.ones.val();
-                    }
-                }
-            }
+            53 => self.rd.next = self.delay.val(), // DELAY_L
+            54 => self.rd.next = self.delay.val(), // DELAY_C
             55 => {
                 self.rd.next = self.last_qdelay.val().get_bits::<32>(0);
                 if self.last_qdelay.val().get_bits::<8>(32).any() {
@@ -418,8 +407,6 @@ impl Logic for DualPi2Regs {
         self.busy.next = self.front.w_we.val();
 
         if self.rst.val() {
-            self.seed_stage.d.next = 0.into();
-            self.seed_nz.d.next = false;
             self.shadow.d.next = 0.into();
             self.in_range.d.next = false;
             self.written.d.next = 0.into();

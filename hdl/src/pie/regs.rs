@@ -11,7 +11,7 @@
 //! strobes in that cycle, and a rejected write pulses `reg_err` the cycle after and changes nothing.
 
 use crate::konst::K;
-use crate::regfront::{InRange, RegBus, RegFront};
+use crate::regfront::{InRange, RegBus, RegFront, SeedStage};
 use aqm_golden::hw::link::BYTE_TIME_RANGE;
 use aqm_golden::hw::FLAG_RANGE;
 use aqm_golden::pie::consts::ns_to_ticks;
@@ -78,12 +78,8 @@ pub struct PieRegs<const BM: u64> {
     burst_us_r: DFF<Bits<20>>,
     burst_ticks_r: DFF<Bits<24>>,
     link_bt_r: DFF<Bits<24>>,
-    seed_stage: DFF<Bits<32>>,
-    /// `seed_stage` is not zero, and the staged write's data is not zero (`wnz`, from the bus at
-    /// staging): SEED_HI's judgement reads two flip-flops, not a 64-input OR (the PIE card's longest
-    /// path at 12 ns ran through that OR into the write's error flag).
-    seed_nz: DFF<Bit>,
-    wnz: DFF<Bit>,
+    /// SEED_LO's word, and whether SEED_HI's write makes a seed that is not zero.
+    seeds: SeedStage,
     prob_stage: DFF<Bits<32>>,
     shadow: DFF<Bits<32>>,
     /// The range check of the write being staged, for the register at its address.
@@ -97,7 +93,6 @@ pub struct PieRegs<const BM: u64> {
     wd30: Signal<Local, Bits<30>>,
     us1000: Signal<Local, Bits<30>>,
     wide: Signal<Local, Bits<64>>,
-    seed_wide: Signal<Local, Bits<64>>,
     d_target_us: K<20, { D.target_us as u64 }>,
     d_target_ticks: K<24, { ns_to_ticks(D.target_us as u64 * 1000) }>,
     d_tupdate_us: K<20, { D.tupdate_us as u64 }>,
@@ -157,9 +152,6 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             burst_us_r,
             burst_ticks_r,
             link_bt_r,
-            seed_stage,
-            seed_nz,
-            wnz,
             prob_stage,
             shadow,
             in_range,
@@ -167,6 +159,12 @@ impl<const BM: u64> Logic for PieRegs<BM> {
         );
         self.front.clock.next = self.clock.val();
         self.front.rst.next = self.rst.val();
+        self.seeds.clock.next = self.clock.val();
+        self.seeds.rst.next = self.rst.val();
+        self.seeds.wdata.next = self.bus.wdata.val();
+        self.seeds.w_data.next = self.front.w_data.val();
+        self.seeds.lo_we.next = false;
+        self.seed.next = self.seeds.seed.val();
         RegBus::link(&mut self.bus, &mut self.front.bus);
         self.front.busy.next = self.ctrl_busy.val();
         self.clear_counters.next = self.front.clear_counters.val();
@@ -201,16 +199,12 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             25 => self.in_range.d.next = self.r_byte_time.ok.val(),
             _ => {}
         }
-        self.wnz.d.next = self.bus.wdata.val().any();
         self.prob_hi.d.next = self.bus.we.val()
             & (self.bus.addr.val() == 29)
             & !self.bus.wdata.val().get_bits::<8>(24).any();
         self.wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
             | bit_cast::<64, 32>(self.prob_stage.q.val());
-        self.seed_wide.next = (bit_cast::<64, 32>(self.front.w_data.val()) << 32)
-            | bit_cast::<64, 32>(self.seed_stage.q.val());
         self.prob_wdata.next = self.wide.val().get_bits::<56>(0);
-        self.seed.next = self.seed_wide.val();
         // PROB_HI: only while the controller is idle (`prob_hi` implies the staged write is to it).
         self.prob_we.next = self.prob_hi.q.val() & !self.ctrl_busy.val();
         self.seed_we.next = false;
@@ -295,12 +289,11 @@ impl<const BM: u64> Logic for PieRegs<BM> {
                 26 => {
                     // SEED_LO
                     self.ok.next = true;
-                    self.seed_stage.d.next = self.front.w_data.val();
-                    self.seed_nz.d.next = self.wnz.q.val();
+                    self.seeds.lo_we.next = true;
                 }
                 27 => {
                     // SEED_HI: zero is a fixed point of the generator.
-                    self.ok.next = self.wnz.q.val() | self.seed_nz.q.val();
+                    self.ok.next = self.seeds.hi_ok.val();
                     self.seed_we.next = self.ok.val();
                 }
                 28 => {
@@ -405,8 +398,6 @@ impl<const BM: u64> Logic for PieRegs<BM> {
             self.burst_us_r.d.next = self.d_burst_us.val();
             self.burst_ticks_r.d.next = self.d_burst_ticks.val();
             self.link_bt_r.d.next = 0.into();
-            self.seed_stage.d.next = 0.into();
-            self.seed_nz.d.next = false;
             self.prob_stage.d.next = 0.into();
             self.shadow.d.next = 0.into();
             self.in_range.d.next = false;
