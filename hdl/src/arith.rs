@@ -1,6 +1,6 @@
 //! Arithmetic shaped for the iCE40's carry chains: three words to two without a chain ([`Csa`]),
-//! `a + b - c` as one chain ([`AddSub`]), an age and its comparison with a threshold side by side
-//! ([`AgeAbove`]), and
+//! `a + b - c` as one chain ([`AddSub`]), an age's comparison with a threshold in shorter chains side by
+//! side ([`AgeAbove`]), and
 //! comparisons with a constant as balanced and/or trees instead of a chain ([`AtLeast`],
 //! [`AtLeastSplit`]; the register files' range checks, `regfront::InRange`, use the same trees).
 
@@ -231,36 +231,49 @@ impl<const C: u64> Logic for AtLeastSplit<C> {
     }
 }
 
-/// A 40-bit age and whether it is above a 30-bit threshold, the comparison in a carry chain beside the
-/// age's instead of after it: `age = (now - ts) mod 2^40`, `above = age > thr`.
+/// Whether a 40-bit age, `(now - ts) mod 2^40`, is above a 30-bit threshold `thr`, in chains of at most
+/// 32 bits side by side (as one chain of `now - ts - thr - 1` in 42 bits beside the age's borrow in 41, it
+/// was the DualPI2 card's longest path).
 ///
-/// With E = now - ts - thr - 1 in 42 bits (one [`AddSub`] chain: `now + ~ts - thr`): E >= 0 means the
-/// age is above the threshold; a negative E with now >= ts means it is not; with now < ts (the time
-/// wrapped) the age is E + thr + 1 + 2^40, above the threshold exactly when E >= -2^40, which for a
-/// negative E is its bit 40. The borrow of now - ts is the age's own chain's bit 40.
+/// The age is above `thr` (< 2^30) iff its high ten bits are not zero or its low 30 bits are above `thr`:
+/// - Its low 30 bits are `now_lo - ts_lo + 2^30 bw` (`_lo`: bits 0-29; `bw`: now_lo < ts_lo, a 30-bit
+///   chain). With F = now_lo - ts_lo - thr - 1 in 32 bits (in [-2^31, 2^30); one chain after a [`Csa`]
+///   of now_lo, ~ts_lo and ~thr), they are above `thr` iff F >= 0, or with a borrow iff F >= -2^30:
+///   `!F[31] | (bw & F[30])`.
+/// - Its high ten bits are `now_hi - ts_hi - bw` (`_hi`: bits 30-39): zero iff d = now_hi - ts_hi
+///   (mod 2^10, a 10-bit chain) is `bw`.
+///
+/// F's chain is the last to settle, and one LUT follows it.
 #[derive(LogicBlock, Default)]
 pub struct AgeAbove {
     pub now: Signal<In, Bits<40>>,
     pub ts: Signal<In, Bits<40>>,
     pub thr: Signal<In, Bits<30>>,
-    pub age: Signal<Out, Bits<40>>,
     pub above: Signal<Out, Bit>,
-    e: AddSub<42>,
-    ts42: Signal<Local, Bits<42>>,
-    age41: Signal<Local, Bits<41>>,
+    f: AddSub<32>,
+    ts32: Signal<Local, Bits<32>>,
+    b: Signal<Local, Bits<31>>,
+    d: Signal<Local, Bits<10>>,
+    /// The high ten bits of the age are not zero.
+    hi_nz: Signal<Local, Bit>,
 }
 
 impl Logic for AgeAbove {
     #[hdl_gen]
     fn update(&mut self) {
-        self.age41.next = bit_cast::<41, 40>(self.now.val()) - bit_cast::<41, 40>(self.ts.val());
-        self.age.next = self.age41.val().get_bits::<40>(0);
-        self.ts42.next = bit_cast::<42, 40>(self.ts.val());
-        self.e.a.next = bit_cast::<42, 40>(self.now.val());
-        self.e.b.next = !self.ts42.val();
-        self.e.c.next = bit_cast::<42, 30>(self.thr.val());
-        self.above.next = !self.e.sum.val().get_bit(41)
-            | (self.age41.val().get_bit(40) & self.e.sum.val().get_bit(40));
+        // F = now_lo + ~ts_lo - thr: now_lo - ts_lo - 1 - thr.
+        self.ts32.next = bit_cast::<32, 30>(self.ts.val().get_bits::<30>(0));
+        self.f.a.next = bit_cast::<32, 30>(self.now.val().get_bits::<30>(0));
+        self.f.b.next = !self.ts32.val();
+        self.f.c.next = bit_cast::<32, 30>(self.thr.val());
+        self.b.next = bit_cast::<31, 30>(self.now.val().get_bits::<30>(0))
+            - bit_cast::<31, 30>(self.ts.val().get_bits::<30>(0));
+        self.d.next = self.now.val().get_bits::<10>(30) - self.ts.val().get_bits::<10>(30);
+        self.hi_nz.next = self.d.val().get_bits::<9>(1).any()
+            | (self.d.val().get_bit(0) != self.b.val().get_bit(30));
+        self.above.next = !self.f.sum.val().get_bit(31)
+            | (self.b.val().get_bit(30) & self.f.sum.val().get_bit(30))
+            | self.hi_nz.val();
     }
 }
 
@@ -385,15 +398,15 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn age_above_is_the_age_and_its_comparison_for_every_input() {
+    fn age_above_is_the_ages_comparison_for_every_input() {
         let mut m = AgeAbove::default();
         m.connect_all();
         let v = format!(
             "{}\nmodule chk(input [39:0] now, input [39:0] ts, input [29:0] thr, output eq);\n\
-             wire [39:0] age; wire above;\n\
-             top u(.now(now), .ts(ts), .thr(thr), .age(age), .above(above));\n\
+             wire above;\n\
+             top u(.now(now), .ts(ts), .thr(thr), .above(above));\n\
              wire [39:0] want = now - ts;\n\
-             assign eq = age == want && above == (want > {{10'd0, thr}});\nendmodule\n",
+             assign eq = above == (want > {{10'd0, thr}});\nendmodule\n",
             generate_verilog(&m)
         );
         if let Err(e) = prove_chk("age_above", &v) {
@@ -417,7 +430,6 @@ pub(crate) mod tests {
             m.thr.next = thr.to_bits();
             settle(&mut m);
             let age = now.wrapping_sub(ts) & ((1 << 40) - 1);
-            assert_eq!(m.age.val().to_u64(), age);
             assert_eq!(m.above.val(), age > thr, "now {now} ts {ts} thr {thr}");
         }
     }

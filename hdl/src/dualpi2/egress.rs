@@ -13,8 +13,8 @@
 //! `out_ready` held high and the link model off, a packet leaves every cycle.
 //!
 //! For the clock, each queue's packet is decided from its own head before the pick, and the pick (the
-//! credit's sign) chooses among the two decisions last: L's step threshold (its comparison in a carry
-//! chain beside the sojourn's, [`AgeAbove`]) and each queue's 2 MTU gate are off the path from the
+//! credit's sign) chooses among the two decisions last: L's step threshold (its sojourn's comparison in
+//! chains of at most 32 bits side by side, [`AgeAbove`]) and each queue's 2 MTU gate are off the path from the
 //! credit to the credit. The gate is one 17-bit chain: the ingress keeps the backlog's gap to 2 MTU,
 //! L + C - 2 MTU, in a register computed a cycle ahead, so that only the head's length is subtracted
 //! here. Only the credit's own w x len (7 x 16 bits) follows the pick, and the credit
@@ -95,7 +95,7 @@ pub struct DualPi2Egress {
     pub busy: Signal<Out, Bit>,
 
     link: LinkModel,
-    /// L's sojourn and its step threshold, the comparison's carry chain beside the sojourn's.
+    /// L's sojourn above its step threshold.
     age_l: AgeAbove,
     /// Each queue's 2 MTU gate on the backlog without its head, gap - len < 0: shut when the gap is
     /// negative, open when it is 2^16 or more, else the low 16 bits against the length (one 17-bit
