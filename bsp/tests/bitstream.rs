@@ -3,10 +3,10 @@
 //! pins, so a second place and route would test nothing new: `scripts/bitstream --rev v2` builds it);
 //! and the PIE core alone on the ECP5. Each card meets timing at its own core clock
 //! (`aqm_bsp::boards`: PIE 71.4 MHz, DualPI2 55.6). On a 2-core machine nextpnr took about a minute
-//! for the PIE card (81 % of the logic cells, the default seed) and a bit more for DualPI2 (83 %, the
-//! seeds side by side, seed 2 meeting timing; 3 to 4 minutes at 50 MHz before its drop left the
-//! credit's enable) (2026-12-07). At this fill a small change to the netlist moves the
-//! card's Fmax by several MHz.
+//! for the PIE card (80 % of the logic cells, the default seed) and 4.5 minutes for DualPI2 (84 %, the
+//! default seed and seed 2 side by side, both missing 18 ns by about 1 MHz, then seed 3 meeting it)
+//! (efeba43, 2026-12-07). At this fill a small change to the netlist moves the card's Fmax by a MHz or
+//! more, and which seed meets the clock.
 
 use aqm_bsp::flow::{build, build_ecp5, check_pins, FlowReport};
 use aqm_bsp::top::BoardRev;
