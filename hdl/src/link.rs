@@ -17,7 +17,9 @@
 //! With LINK_BYTE_TIME = 0 the model is off: a start records its departure time as `link_free` and the
 //! link stays Idle. A dropped packet (`start` without `send`, DualPI2's dequeue drops) records its
 //! departure time too, so that of the decision only `send` reaches the state register, not the 48
-//! bits of `link_free`. Both cores use this block (`aqm_golden::hw::link` is its model).
+//! bits of `link_free`; and the cycle after it is exact, so that a departure in it leaves at the drop's
+//! time (DualPI2's chain of drops is this, with no departure-time register and mux of its own). Both
+//! cores use this block (`aqm_golden::hw::link` is its model).
 //!
 //! For the clock: every output comes from a register through at most one LUT (`dep` is a mux of `now40`
 //! and `link_free`); Wait's 40-bit comparison is made one cycle ahead, against the new `link_free` in the
@@ -161,6 +163,8 @@ impl Logic for LinkModel {
                 self.link_free_r.d.next = self.start_dep.val();
                 self.link_frac.d.next = self.start_frac.val();
                 self.sending.d.next = self.send.val() & self.link_bt.val().any();
+                // After a drop the next cycle's departure leaves at the drop's time.
+                self.exact_r.d.next = !self.send.val();
             }
         }
         if self.sending.q.val() {

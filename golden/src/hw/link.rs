@@ -6,7 +6,9 @@
 //! time to `link_free` in [`TX_CYCLES`] cycles, then Wait until `now` reaches it; back in Idle the
 //! first cycle is *exact*: a departure then leaves at exactly the end of the previous transmission
 //! (fraction of a ns included), so a backlogged link runs at its nominal rate. With LINK_BYTE_TIME = 0
-//! the link stays Idle.
+//! the link stays Idle. The cycle after a dropped dequeue (DualPI2's) is exact too: a departure in it
+//! leaves at the drop's departure time, so that a chain of drops and the packet sent after them
+//! share one departure time.
 //!
 //! Wait compares `link_free` with the `now` of the *previous* cycle ([`WAIT_LAG`] = 1): the hardware
 //! subtracts the low 24 bits one cycle and the high 16 bits the next, so that no 40-bit carry chain ends
@@ -41,7 +43,7 @@ pub struct Start {
     pub dep: u64,
     pub frac: u64,
     /// The packet is sent and occupies the link; a dropped one (DualPI2's dequeue drops) only leaves
-    /// its departure time in `link_free`.
+    /// its departure time in `link_free`, for a departure in the next cycle.
     pub sends: bool,
 }
 
@@ -73,7 +75,8 @@ impl LinkModel {
         matches!(self.state, State::Tx(..))
     }
 
-    /// A departure in this cycle would leave at exactly the end of the previous transmission.
+    /// A departure in this cycle would leave at exactly the end of the previous transmission, or at
+    /// the departure time of the drop in the previous cycle.
     pub fn exact(&self) -> bool {
         self.exact
     }
@@ -97,6 +100,7 @@ impl LinkModel {
                     // The departure time; Tx adds the transmission time to it.
                     self.link_free = s.dep;
                     self.link_frac = s.frac;
+                    self.exact = !s.sends;
                     if s.sends && link_bt != 0 {
                         let tx = s.len as u64 * link_bt as u64;
                         let end = ((s.dep << 8 | s.frac) + tx) & ((1 << 48) - 1);

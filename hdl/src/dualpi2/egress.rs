@@ -24,7 +24,9 @@
 //! The drop decides last, so it drives single flip-flops only: the credit after a dequeue with both
 //! queues backlogged goes into `cand` whatever the decision, and `pend` (the packet was sent) chooses
 //! between `cand` and the credit before (`base`) in the next cycle; the link model records every
-//! dequeue's departure time and only its state takes `send`. (Without these, the drop drove the
+//! dequeue's departure time and only its state takes `send` (after a drop its next cycle is exact: it
+//! gives the drop's departure time, the chain of drops, with no register and mux of the egress's own
+//! in front of the step threshold's chains). (Without these, the drop drove the
 //! enables of the credit's 24 and `link_free`'s 48 flip-flops, the DualPI2 card's longest path.) The
 //! registers hold the credit less one, so that the pick's credit <= 0 is a sign bit, not a 24-bit OR:
 //! the loads take one off and the `credit` port adds it back, both off the loop.
@@ -106,11 +108,6 @@ pub struct DualPi2Egress {
     gap_mid: Signal<Local, Bit>,
     shut_l: Signal<Local, Bit>,
     shut_c: Signal<Local, Bit>,
-    /// The previous dequeue was a drop: the next one, if in the very next cycle, keeps its departure
-    /// time.
-    chain: DFF<Bit>,
-    d_dep: DFF<Bits<40>>,
-    d_frac: DFF<Bits<8>>,
     /// The dequeued packet's decision, for the counters at the next edge.
     count: DFF<Bit>,
     o_l: DFF<Bit>,
@@ -195,9 +192,6 @@ impl Logic for DualPi2Egress {
         dff_setup!(
             self,
             clock,
-            chain,
-            d_dep,
-            d_frac,
             count,
             o_l,
             o_len,
@@ -221,8 +215,8 @@ impl Logic for DualPi2Egress {
         );
         clock!(self, clock, link);
 
-        // What both queues' packets share: the departure time (kept through a chain of drops, else
-        // the link model's) and the rolls.
+        // What both queues' packets share: the departure time (the link model's, which after a drop
+        // is the drop's: a chain of drops) and the rolls.
         self.cr.next = self.base.q.val();
         if self.pend.q.val() {
             self.cr.next = self.cand.q.val();
@@ -233,10 +227,6 @@ impl Logic for DualPi2Egress {
         self.deq.next = self.avail.val() & self.out_ready.val();
         self.dep.next = self.link.dep.val();
         self.frac.next = self.link.dep_frac.val();
-        if self.chain.q.val() {
-            self.dep.next = self.d_dep.q.val();
-            self.frac.next = self.d_frac.q.val();
-        }
         self.first.next = self.rnd_word.val().get_bits::<32>(0);
         self.second.next = self.rnd_word.val().get_bits::<32>(32);
         self.squared.next =
@@ -365,8 +355,8 @@ impl Logic for DualPi2Egress {
                 + (self.pp6.val() + (self.cr.val() ^ self.inv.val())));
 
         // The dequeue: pop, take the word, count at the next edge, give the link model the departure
-        // time; a drop chains the next dequeue to this departure time, a send moves the credit (by
-        // `pend`) and starts the link.
+        // time (after a drop, the next dequeue's too), a send moves the credit (by `pend`) and starts
+        // the link.
         self.pop_l.next = self.deq.val() & self.pick_l.val();
         self.pop_c.next = self.deq.val() & !self.pick_l.val();
         self.pop_len.next = self.len.val();
@@ -380,10 +370,7 @@ impl Logic for DualPi2Egress {
         self.link.start_dep.next = self.dep.val();
         self.link.start_frac.next = self.frac.val();
         self.count.d.next = self.deq.val();
-        self.chain.d.next = self.deq.val() & self.drop.val();
         if self.deq.val() {
-            self.d_dep.d.next = self.dep.val();
-            self.d_frac.d.next = self.frac.val();
             self.o_l.d.next = self.pick_l.val();
             self.o_len.d.next = self.len.val();
             self.o_mark.d.next = self.mark.val();
@@ -487,7 +474,6 @@ impl Logic for DualPi2Egress {
             self.overloads_r.d.next = 0.into();
         }
         if self.rst.val() {
-            self.chain.d.next = false;
             self.count.d.next = false;
             self.base.d.next = self.c_reset_credit_m1.val();
             self.pend.d.next = false;

@@ -2,13 +2,13 @@
 //!
 //! - Every cycle, [`Egress::comb`] shows what a dequeue in this cycle gets: with the link model Idle
 //!   and a head valid, [`pick`] a queue by the credit and [`decide`] its head with this cycle's state:
-//!   the departure time (the chained one after a drop, else the link model's), the sojourn, the byte
+//!   the departure time (the link model's: after a drop, the drop's), the sojourn, the byte
 //!   backlog without the head, p', kp and the overload flag, and the generator's next word. No head or
 //!   the link busy: nothing is shown.
 //! - `out_ready` with a packet shown is a dequeue ([`Comb::deq`]): at the edge the queue pops, the
-//!   generator takes its word, a drop sets `chain` (the next dequeue, if in the very next cycle, keeps
-//!   the departure time), a send clears it, adds [`credit_change`] to the credit and starts the link
-//!   model; the counters take the decision at the following edge. Any other cycle clears `chain`, and
+//!   generator takes its word, the link model records the departure time (after a drop, the next
+//!   dequeue, if in the very next cycle, keeps it: a chain of drops), a send adds [`credit_change`] to
+//!   the credit and starts the link model; the counters take the decision at the following edge.
 //!   `out_ready` with both heads invalid (link Idle) resets the credit.
 
 use super::super::decision::{decide, Decision, Head, Rule, Verdict};
@@ -30,11 +30,9 @@ struct Counted {
 
 #[derive(Clone, Debug, Default)]
 pub struct Egress {
-    /// The previous cycle's dequeue was a drop: `dep` and `frac` are its departure time.
+    /// The previous cycle's dequeue was a drop: the link model's departure time is its (for the
+    /// coverage counters).
     chain: bool,
-    /// Departure time of the last dequeue, ns (40 bits), and its fraction (/256).
-    dep: u64,
-    frac: u64,
     /// WRR credit, bytes x %.
     pub credit: i64,
     counting: Option<Counted>,
@@ -148,11 +146,7 @@ impl Egress {
     pub fn comb(&self, v: &View) -> Comb {
         let [head_c, head_l] = v.heads;
         let link_idle = self.link.idle();
-        let (dep, frac) = if self.chain {
-            (self.dep, self.frac)
-        } else {
-            self.link.dep(v.now40)
-        };
+        let (dep, frac) = self.link.dep(v.now40);
         let shown = if link_idle {
             pick(self.credit, head_l.is_some(), head_c.is_some()).and_then(|q| {
                 let h = v.heads[qi(q)]?;
@@ -227,8 +221,6 @@ impl Egress {
         self.chain = false;
         match c.taken() {
             Some(s) => {
-                self.dep = c.dep;
-                self.frac = c.frac;
                 // Sent or dropped, the dequeue's departure time goes into link_free; only a send
                 // occupies the link.
                 start = Some(Start {
