@@ -25,6 +25,7 @@ PATHS = 4
 # ns: clock to output of a logic cell's flip-flop, LUT input to output, carry in from I1/I2 and along
 # the chain, setup, block RAM clock to output.
 T_CQ, T_LUT, T_CARRY_IN, T_CARRY, T_SETUP, T_RAM = 0.54, 0.40, 0.23, 0.13, 0.10, 2.10
+CONSTANT_NETS = ("$PACKER_VCC_NET", "$PACKER_GND_NET")
 
 
 def pair(x):
@@ -85,7 +86,9 @@ def main(out):
 
     def arrive_in(cname, port):
         ni = net_of(cells[cname], port)
-        if ni is None or ni.driver.cell is None:
+        # A constant (nextpnr's packer drives 1 and 0 from a LUT each, routed to every user) never
+        # switches: no path starts there.
+        if ni is None or ni.driver.cell is None or str(ni.name) in CONSTANT_NETS:
             return 0.0, None
         dc, dp = str(ni.driver.cell.name), str(ni.driver.port)
         t, _ = arrive_out(dc, dp)

@@ -95,6 +95,7 @@ core_logic! {
             self.egress.step_ns.next = self.params.step_ns.val();
             self.egress.drop_overload.next = self.params.drop_overload.val();
             self.egress.wc.next = self.params.wc.val();
+            self.egress.wl.next = self.params.wl.val();
             self.egress.init_credit.next = self.params.init_credit.val();
             self.egress.credit_commit.next = self.params.credit_commit.val();
             self.egress.credit_load.next = self.params.commit_credit.val();

@@ -64,6 +64,7 @@ pub struct DualPi2Egress {
     pub step_ns: Signal<In, Bits<30>>,
     pub drop_overload: Signal<In, Bit>,
     pub wc: Signal<In, Bits<7>>,
+    pub wl: Signal<In, Bits<7>>,
     pub init_credit: Signal<In, Bits<24>>,
     /// The parameter engine commits new weights: the credit restarts from `credit_load`.
     pub credit_commit: Signal<In, Bit>,
@@ -182,7 +183,6 @@ pub struct DualPi2Egress {
     /// The credit (inverted for C) as a leaf of w x len's adder tree: three adders on the loop, not
     /// the product's three and then the add.
     tree: Signal<Local, Bits<24>>,
-    c_hundred: K<7, 100>,
     c_reset_credit_m1: K<24, { ((initial_credit(&HARDWARE_PARAMS) - 1) as u64) & ((1 << 24) - 1) }>,
 }
 
@@ -310,10 +310,10 @@ impl Logic for DualPi2Egress {
         self.soj.next = self.dep.val() - self.head.val().get_bits::<40>(34);
 
         // The credit's next value: credit + w x len for an L packet (w = wc), credit - w x len for a C
-        // packet (w = wl = 100 - wc) as ~(~credit + w x len): w x len as seven shifted partial
+        // packet (w = wl = 100 - wc, a register) as ~(~credit + w x len): w x len as seven shifted partial
         // products, summed with the credit (inverted for C) in one tree of adders, the sum inverted
         // for C. (Form E of hdl/timing/credit_loop.v.)
-        self.w.next = self.c_hundred.val() - self.wc.val();
+        self.w.next = self.wl.val();
         if self.pick_l.val() {
             self.w.next = self.wc.val();
         }

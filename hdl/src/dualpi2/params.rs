@@ -89,7 +89,9 @@ pub struct DualPi2Params {
     pub mtu_next: Signal<Out, Bits<11>>,
     /// The byte limit after this edge (its register's input), for the ingress's accept stage.
     pub byte_limit_next: Signal<Out, Bits<23>>,
-    pub wc: Signal<Out, Bits<7>>,           // C protection, %
+    pub wc: Signal<Out, Bits<7>>, // C protection, %
+    /// L's weight, 100 - wc, committed with it (the WRR credit's loop reads a register, not a chain).
+    pub wl: Signal<Out, Bits<7>>,
     pub init_credit: Signal<Out, Bits<24>>, // signed
     pub link_bt: Signal<Out, Bits<24>>,
 
@@ -133,6 +135,7 @@ pub struct DualPi2Params {
     byte_limit_r: DFF<Bits<23>>,
     mtu_r: DFF<Bits<11>>,
     wc_r: DFF<Bits<7>>,
+    wl_r: DFF<Bits<7>>,
     credit_r: DFF<Bits<24>>,
     link_bt_r: DFF<Bits<24>>,
     // Combinational helpers.
@@ -171,6 +174,8 @@ pub struct DualPi2Params {
     c_byte_limit: K<23, { H.limit as u64 * 2 * H.mtu as u64 }>,
     c_mtu: K<11, { H.mtu as u64 }>,
     c_wc: K<7, { H.c_protection as u64 }>,
+    c_wl: K<7, { 100 - H.c_protection as u64 }>,
+    c_hundred: K<7, 100>,
     c_credit: K<24, RESET_CREDIT>,
     c_gain_dvn: K<22, GAIN_DVN>,
     c_commit_m1: K<6, { COMMIT_STEP - 1 }>,
@@ -215,6 +220,7 @@ impl Logic for DualPi2Params {
             byte_limit_r,
             mtu_r,
             wc_r,
+            wl_r,
             credit_r,
             link_bt_r
         );
@@ -391,6 +397,7 @@ impl Logic for DualPi2Params {
                 }
                 if self.sel.q.val().get_bit(11) {
                     self.wc_r.d.next = self.edata.q.val().get_bits::<7>(0);
+                    self.wl_r.d.next = self.c_hundred.val() - self.edata.q.val().get_bits::<7>(0);
                     self.credit_r.d.next = self.credit.val();
                 }
                 if self.sel.q.val().get_bit(12) {
@@ -421,6 +428,7 @@ impl Logic for DualPi2Params {
         self.byte_limit.next = self.byte_limit_r.q.val();
         self.mtu.next = self.mtu_r.q.val();
         self.wc.next = self.wc_r.q.val();
+        self.wl.next = self.wl_r.q.val();
         self.init_credit.next = self.credit_r.q.val();
         self.link_bt.next = self.link_bt_r.q.val();
 
@@ -450,6 +458,7 @@ impl Logic for DualPi2Params {
             self.byte_limit_r.d.next = self.c_byte_limit.val();
             self.mtu_r.d.next = self.c_mtu.val();
             self.wc_r.d.next = self.c_wc.val();
+            self.wl_r.d.next = self.c_wl.val();
             self.credit_r.d.next = self.c_credit.val();
             self.link_bt_r.d.next = 0.into();
         }
@@ -507,6 +516,7 @@ mod tests {
             e.byte_limit.val().to_u64(),
             e.mtu.val().to_u64(),
             e.wc.val().to_u64(),
+            e.wl.val().to_u64(),
             e.init_credit.val().to_u64(),
             e.min_qlen_step.val().to_u64(),
             e.ecn_mask.val().to_u64(),
@@ -545,6 +555,7 @@ mod tests {
         assert_eq!(e.byte_limit.val().to_u64(), H.byte_limit());
         assert_eq!(e.init_credit.val().to_u64(), credit24(&H));
         assert_eq!(e.target_ns.val().to_u64(), H.target_ns());
+        assert_eq!(e.wl.val().to_u64(), 100 - H.c_protection as u64);
     }
 
     #[test]
@@ -603,6 +614,8 @@ mod tests {
                 ..H
             };
             assert_eq!(e.init_credit.val().to_u64(), credit24(&p), "wc {wc}");
+            assert_eq!(e.wc.val().to_u64(), wc as u64, "wc {wc}");
+            assert_eq!(e.wl.val().to_u64(), 100 - wc as u64, "wl, wc {wc}");
         }
     }
 
