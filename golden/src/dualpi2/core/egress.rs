@@ -30,8 +30,8 @@ struct Counted {
 
 #[derive(Clone, Debug, Default)]
 pub struct Egress {
-    /// The previous cycle's dequeue was a drop: the link model's departure time is its (for the
-    /// coverage counters).
+    /// The previous cycle's dequeue was a drop, whose departure time the link model gives now (kept
+    /// for the coverage counters).
     chain: bool,
     /// WRR credit, bytes x %.
     pub credit: i64,
