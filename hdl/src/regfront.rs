@@ -8,8 +8,8 @@
 //! `err` pulses one cycle after a rejected write is judged or an unmapped address is
 //! read. A write to STATUS or CONTROL is taken here whatever `ok` says.
 //!
-//! Beside it, the blocks every register file uses: [`InRange`], a write's range check, and
-//! [`SeedStage`], the generator's 64-bit seed written as two registers.
+//! It holds the generator's 64-bit seed written as two registers ([`SeedStage`]), whose addresses the
+//! core decides; beside it, [`InRange`], a write's range check.
 
 use crate::arith::const_cmp;
 use crate::konst::K;
@@ -51,6 +51,11 @@ pub struct RegFront<const ID: u64, const CAPACITY: u64> {
     pub clear_counters: Signal<Out, Bit>,
     /// CONTROL.reset: the cycle after the write is judged.
     pub soft_reset: Signal<Out, Bit>,
+    /// The generator's seed ([`SeedStage`]): the staged write is SEED_LO's and taken this cycle (the
+    /// core's own address decides), SEED_HI's write of `w_data` may be taken, and the seed it loads.
+    pub seed_lo_we: Signal<In, Bit>,
+    pub seed_hi_ok: Signal<Out, Bit>,
+    pub seed: Signal<Out, Bits<64>>,
 
     we: DFF<Bit>,
     addr: DFF<Bits<8>>,
@@ -64,6 +69,7 @@ pub struct RegFront<const ID: u64, const CAPACITY: u64> {
     mapped: Signal<Local, Bit>,
     id: K<32, ID>,
     capacity: K<32, CAPACITY>,
+    seeds: SeedStage,
 }
 
 impl<const ID: u64, const CAPACITY: u64> Logic for RegFront<ID, CAPACITY> {
@@ -135,6 +141,13 @@ impl<const ID: u64, const CAPACITY: u64> Logic for RegFront<ID, CAPACITY> {
         self.bus.rvalid.next = self.rvalid.q.val();
         self.bus.err.next = self.err.q.val();
         self.soft_reset.next = self.soft_rst.q.val();
+        self.seeds.clock.next = self.clock.val();
+        self.seeds.rst.next = self.rst.val();
+        self.seeds.wdata.next = self.bus.wdata.val();
+        self.seeds.w_data.next = self.data.q.val();
+        self.seeds.lo_we.next = self.seed_lo_we.val();
+        self.seed_hi_ok.next = self.seeds.hi_ok.val();
+        self.seed.next = self.seeds.seed.val();
 
         if self.rst.val() {
             self.we.d.next = false;

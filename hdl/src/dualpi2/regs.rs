@@ -12,7 +12,7 @@
 
 use crate::bram::HoldingBlockRam;
 use crate::konst::K;
-use crate::regfront::{InRange, RegBus, RegFront, SeedStage};
+use crate::regfront::{InRange, RegBus, RegFront};
 use aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY;
 use aqm_golden::dualpi2::params::{range, HARDWARE_PARAMS as H};
 use aqm_golden::dualpi2::regs::DUALPI2_ID;
@@ -92,8 +92,6 @@ pub struct DualPi2Regs {
     p_rd: Signal<Local, Bits<4>>,
     p_wr: Signal<Local, Bits<4>>,
     p_read: Signal<Local, Bit>,
-    /// SEED_LO's word, and whether SEED_HI's write makes a seed that is not zero.
-    seeds: SeedStage,
     shadow: DFF<Bits<32>>,
     ok: Signal<Local, Bit>,
     param: Signal<Local, Bit>,
@@ -149,12 +147,8 @@ impl Logic for DualPi2Regs {
         clock!(self, clock, pmem);
         self.front.clock.next = self.clock.val();
         self.front.rst.next = self.rst.val();
-        self.seeds.clock.next = self.clock.val();
-        self.seeds.rst.next = self.rst.val();
-        self.seeds.wdata.next = self.bus.wdata.val();
-        self.seeds.w_data.next = self.front.w_data.val();
-        self.seeds.lo_we.next = false;
-        self.seed.next = self.seeds.seed.val();
+        self.front.seed_lo_we.next = false;
+        self.seed.next = self.front.seed.val();
         // The bus, but for the read data: a parameter's comes from the RAM.
         self.front.bus.addr.next = self.bus.addr.val();
         self.front.bus.wdata.next = self.bus.wdata.val();
@@ -214,11 +208,11 @@ impl Logic for DualPi2Regs {
                 29 => {
                     // SEED_LO
                     self.ok.next = true;
-                    self.seeds.lo_we.next = true;
+                    self.front.seed_lo_we.next = true;
                 }
                 30 => {
                     // SEED_HI: zero is a fixed point of the generator.
-                    self.ok.next = self.seeds.hi_ok.val();
+                    self.ok.next = self.front.seed_hi_ok.val();
                     self.seed_we.next = self.ok.val();
                 }
                 31 => {

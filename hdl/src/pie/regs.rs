@@ -11,7 +11,7 @@
 //! strobes in that cycle, and a rejected write pulses `reg_err` the cycle after and changes nothing.
 
 use crate::konst::K;
-use crate::regfront::{InRange, RegBus, RegFront, SeedStage};
+use crate::regfront::{InRange, RegBus, RegFront};
 use aqm_golden::hw::link::BYTE_TIME_RANGE;
 use aqm_golden::hw::FLAG_RANGE;
 use aqm_golden::pie::consts::ns_to_ticks;
@@ -78,8 +78,6 @@ pub struct PieRegs<const BM: u64> {
     burst_us_r: DFF<Bits<20>>,
     burst_ticks_r: DFF<Bits<24>>,
     link_bt_r: DFF<Bits<24>>,
-    /// SEED_LO's word, and whether SEED_HI's write makes a seed that is not zero.
-    seeds: SeedStage,
     prob_stage: DFF<Bits<32>>,
     shadow: DFF<Bits<32>>,
     /// The range check of the write being staged, for the register at its address.
@@ -159,12 +157,8 @@ impl<const BM: u64> Logic for PieRegs<BM> {
         );
         self.front.clock.next = self.clock.val();
         self.front.rst.next = self.rst.val();
-        self.seeds.clock.next = self.clock.val();
-        self.seeds.rst.next = self.rst.val();
-        self.seeds.wdata.next = self.bus.wdata.val();
-        self.seeds.w_data.next = self.front.w_data.val();
-        self.seeds.lo_we.next = false;
-        self.seed.next = self.seeds.seed.val();
+        self.front.seed_lo_we.next = false;
+        self.seed.next = self.front.seed.val();
         RegBus::link(&mut self.bus, &mut self.front.bus);
         self.front.busy.next = self.ctrl_busy.val();
         self.clear_counters.next = self.front.clear_counters.val();
@@ -289,11 +283,11 @@ impl<const BM: u64> Logic for PieRegs<BM> {
                 26 => {
                     // SEED_LO
                     self.ok.next = true;
-                    self.seeds.lo_we.next = true;
+                    self.front.seed_lo_we.next = true;
                 }
                 27 => {
                     // SEED_HI: zero is a fixed point of the generator.
-                    self.ok.next = self.seeds.hi_ok.val();
+                    self.ok.next = self.front.seed_hi_ok.val();
                     self.seed_we.next = self.ok.val();
                 }
                 28 => {
