@@ -161,10 +161,6 @@ impl<const ID: u64, const CAPACITY: u64> Logic for RegFront<ID, CAPACITY> {
     }
 }
 
-/// `LO <= x <= HI` for a 32-bit `x` and constant bounds, as plain logic: no adder, so no carry chain
-/// (Yosys turns a `<=` against a constant into one carry per bit; this is a balanced tree of and/or
-/// terms, `arith::const_cmp`, and a bound of the form 2^k - 1 becomes "the bits above k are zero").
-/// The rust-hdl simulation compares the numbers.
 /// The generator's seed, written as SEED_LO then SEED_HI, for every core: SEED_LO's word waits here, and
 /// SEED_HI's write loads `seed` = {its word, SEED_LO's} only when that is not zero (zero is a fixed point
 /// of xorshift). The judgement reads two flip-flops, not a 64-input OR: `wnz`, whether the bus's data is
@@ -206,6 +202,10 @@ impl Logic for SeedStage {
     }
 }
 
+/// `LO <= x <= HI` for a 32-bit `x` and constant bounds, as plain logic: no adder, so no carry chain
+/// (Yosys turns a `<=` against a constant into one carry per bit; this is a balanced tree of and/or
+/// terms, `arith::const_cmp`, and a bound of the form 2^k - 1 becomes "the bits above k are zero").
+/// The rust-hdl simulation compares the numbers.
 #[derive(LogicBlock, Default)]
 pub struct InRange<const LO: u64, const HI: u64> {
     pub x: Signal<In, Bits<32>>,
