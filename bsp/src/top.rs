@@ -332,7 +332,10 @@ macro_rules! board_top {
 board_top!(
     BoardPie,
     BoardPieSim,
-    aqm_hdl::pie::core::PieCore<{ aqm_hdl::pie::core::PIE_FULL }>,
+    aqm_hdl::pie::core::PieCore<
+        { aqm_hdl::pie::core::PIE_FULL },
+        { aqm_hdl::head_queue::HEAD_REG },
+    >,
     aqm_hdl::pie::ingress::VERDICT_LATENCY,
     aqm_golden::pie::regs::PIE_ID as u64,
     aqm_golden::pie::regs::CAPACITY as u64
@@ -341,7 +344,7 @@ board_top!(
 board_top!(
     BoardDualPi2,
     BoardDualPi2Sim,
-    aqm_hdl::dualpi2::DualPi2Core,
+    aqm_hdl::dualpi2::DualPi2Core<{ aqm_hdl::head_queue::HEAD_RAM }>,
     aqm_golden::dualpi2::consts::VERDICT_LATENCY,
     aqm_golden::dualpi2::regs::DUALPI2_ID as u64,
     aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY as u64

@@ -8,12 +8,12 @@
 macro_rules! aqm_core {
     (
         $(#[$m:meta])*
-        pub struct $name:ident $(<const $g:ident: u64>)? {
+        pub struct $name:ident $(<$(const $g:ident: u64),+>)? {
             $($(#[$fm:meta])* $f:ident: $t:ty,)*
         }
     ) => {
         $(#[$m])*
-        pub struct $name $(<const $g: u64>)? {
+        pub struct $name $(<$(const $g: u64),+>)? {
             pub clock: Signal<In, Clock>,
             /// Synchronous reset of the whole core, parameters included.
             pub rst: Signal<In, Bit>,
@@ -91,7 +91,7 @@ pub(crate) use aqm_core;
 /// `connect` whose `self` must be the one the statements use.
 macro_rules! core_logic {
     (
-        impl $(<const $g:ident: u64>)? Logic for $name:ident $(<$g2:ident>)? {
+        impl $(<$(const $g:ident: u64),+>)? Logic for $name:ident $(<$($g2:ident),+>)? {
             $pound:tt $attr:tt
             fn update(&mut $s:tt) {
                 clock!($_self:tt, clock $(, $blk:ident)*);
@@ -99,7 +99,7 @@ macro_rules! core_logic {
             }
         }
     ) => {
-        impl $(<const $g: u64>)? Logic for $name $(<$g2>)? {
+        impl $(<$(const $g: u64),+>)? Logic for $name $(<$($g2),+>)? {
             $pound $attr
             fn update(&mut $s) {
                 clock!($s, clock, regs, ctrl, ingress, egress, prng $(, $blk)*);

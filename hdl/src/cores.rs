@@ -4,6 +4,7 @@
 
 use crate::dualpi2::DualPi2Core;
 use crate::emit::{emit_as, Emitted};
+use crate::head_queue::{Heads, HEAD_RAM, HEAD_REG};
 use crate::pie::core::{PieCore, PIE_FULL};
 use crate::sim::{clock_edge, settle};
 use aqm_golden::dualpi2::kind::DUALPI2_CORE;
@@ -88,24 +89,36 @@ macro_rules! rust_hdl_model {
 }
 
 rust_hdl_model!(
-    /// The rust-hdl simulation of the PIE core (with bytemode).
+    /// The rust-hdl simulation of the PIE core (with bytemode), its queue's head in flip-flops.
     RustHdlPie,
-    PieCore<PIE_FULL>
+    PieCore<PIE_FULL, HEAD_REG>
 );
 rust_hdl_model!(
-    /// The rust-hdl simulation of the DualPI2 core.
+    /// The same with the queue's head at its block RAM's output.
+    RustHdlPieRamHead,
+    PieCore<PIE_FULL, HEAD_RAM>
+);
+rust_hdl_model!(
+    /// The rust-hdl simulation of the DualPI2 core, its queues' heads in flip-flops.
     RustHdlDualPi2,
-    DualPi2Core
+    DualPi2Core<HEAD_REG>
+);
+rust_hdl_model!(
+    /// The same with the queues' heads at their block RAMs' outputs.
+    RustHdlDualPi2RamHeads,
+    DualPi2Core<HEAD_RAM>
 );
 
 /// One core's HDL: its kind (everything the harnesses know of it), its Verilog and its rust-hdl
-/// simulation.
+/// simulation, each in both head forms ([`Heads`], one timing contract). The form with the heads in
+/// flip-flops is the core's Verilog ([`HdlCore::emitted`]: `aqm-emit`, the Verilator binding, the
+/// formal proofs, the ECP5 builds); a board top picks its own.
 pub struct HdlCore {
     pub kind: &'static dyn CoreKind,
-    /// The block emitted under a module name (see [`HdlCore::emitted`]).
-    pub emit: fn(&str) -> Emitted,
-    /// The block simulated one cycle at a time, out of power-on.
-    pub simulate: fn() -> Box<dyn ClockedCore + Send>,
+    /// The block in a head form emitted under a module name (see [`HdlCore::emitted`]).
+    pub emit: fn(&str, Heads) -> Emitted,
+    /// The block in a head form simulated one cycle at a time, out of power-on.
+    pub simulate: fn(Heads) -> Box<dyn ClockedCore + Send>,
 }
 
 impl HdlCore {
@@ -114,9 +127,10 @@ impl HdlCore {
         format!("{}_core", self.kind.name())
     }
 
-    /// The core's Verilog as `module <design>`, its submodules `<design>$...`.
+    /// The core's Verilog, its heads in flip-flops, as `module <design>`, its submodules
+    /// `<design>$...`.
     pub fn emitted(&self) -> Emitted {
-        (self.emit)(&self.design())
+        (self.emit)(&self.design(), Heads::Registers)
     }
 }
 
@@ -124,13 +138,25 @@ impl HdlCore {
 pub static HDL_CORES: &[HdlCore] = &[
     HdlCore {
         kind: &PIE_CORE,
-        emit: |m| emit_as(PieCore::<PIE_FULL>::default(), m),
-        simulate: || Box::<RustHdlPie>::default(),
+        emit: |m, h| match h {
+            Heads::Registers => emit_as(PieCore::<PIE_FULL, HEAD_REG>::default(), m),
+            Heads::Ram => emit_as(PieCore::<PIE_FULL, HEAD_RAM>::default(), m),
+        },
+        simulate: |h| match h {
+            Heads::Registers => Box::<RustHdlPie>::default(),
+            Heads::Ram => Box::<RustHdlPieRamHead>::default(),
+        },
     },
     HdlCore {
         kind: &DUALPI2_CORE,
-        emit: |m| emit_as(DualPi2Core::default(), m),
-        simulate: || Box::<RustHdlDualPi2>::default(),
+        emit: |m, h| match h {
+            Heads::Registers => emit_as(DualPi2Core::<HEAD_REG>::default(), m),
+            Heads::Ram => emit_as(DualPi2Core::<HEAD_RAM>::default(), m),
+        },
+        simulate: |h| match h {
+            Heads::Registers => Box::<RustHdlDualPi2>::default(),
+            Heads::Ram => Box::<RustHdlDualPi2RamHeads>::default(),
+        },
     },
 ];
 

@@ -14,20 +14,21 @@
 use crate::bram::BlockRam;
 use rust_hdl::prelude::*;
 
-/// `fwft_queue! { /// docs \n pub struct Name { own fields } }`: a queue block with `W`-bit entries
-/// and `C` bits of count, generic in `W`, `A` (its RAM's address bits) and `C`; the ports come first,
+/// `fwft_queue! { /// docs \n pub struct Name<const X: u64, ..> { own fields } }`: a queue block with
+/// `W`-bit entries and `C` bits of count, generic in `W`, `A` (its RAM's address bits), `C` and the
+/// block's own `u64` constants, if any; the ports come first,
 /// then the block's own (private) fields. [`DescQueue`] and [`crate::head_queue::HeadQueue`] are the
 /// same block to the outside.
 macro_rules! fwft_queue {
     (
         $(#[$m:meta])*
-        pub struct $name:ident {
+        pub struct $name:ident $(<$(const $g:ident: u64),+>)? {
             $($f:ident: $t:ty,)*
         }
     ) => {
         $(#[$m])*
         #[derive(LogicBlock, Default)]
-        pub struct $name<const W: usize, const A: usize, const C: usize> {
+        pub struct $name<const W: usize, const A: usize, const C: usize $($(, const $g: u64)+)?> {
             pub clock: Signal<In, Clock>,
             /// Synchronous reset: empties the queue.
             pub rst: Signal<In, Bit>,

@@ -165,10 +165,15 @@ pub fn side_by_side(module: &str, instances: &[(&str, &Emitted)]) -> Emitted {
 /// A core's design by name (`pie_core`, `dualpi2_core`: see [`crate::cores::HDL_CORES`]), for the
 /// command line and the build scripts.
 pub fn by_name(name: &str) -> Option<Emitted> {
+    by_name_with(name, crate::head_queue::Heads::Registers)
+}
+
+/// [`by_name`] in the head form `heads`.
+pub fn by_name_with(name: &str, heads: crate::head_queue::Heads) -> Option<Emitted> {
     crate::cores::HDL_CORES
         .iter()
         .find(|c| c.design() == name)
-        .map(|c| c.emitted())
+        .map(|c| (c.emit)(&c.design(), heads))
 }
 
 /// The names of every design this crate emits.

@@ -1,8 +1,10 @@
 //! `aqm-emit`: writes each core's Verilog to DIR/<design>.v (`--out`, default build/verilog; every design
 //! unless named). `--check` also lints each with Verilator and synthesises it with Yosys for the iCE40,
-//! and prints the cell counts; `--area` prints where the area goes, block by block. `--registers`
-//! rewrites hdl/REGISTERS.md.
+//! and prints the cell counts; `--area` prints where the area goes, block by block; `--heads ram` emits
+//! the cores with their queues' heads at the block RAMs' outputs. `--registers` rewrites
+//! hdl/REGISTERS.md.
 
+use aqm_hdl::head_queue::Heads;
 use aqm_hdl::synth::{area_markdown, ice40_area_by_block, verilator_lint, yosys_ice40};
 use clap::Parser;
 use std::path::{Path, PathBuf};
@@ -28,6 +30,10 @@ struct Args {
     /// With --area: how many levels of blocks below the design get a row of their own.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=8))]
     depth: u8,
+    /// Where the queues keep their heads: `registers` (flip-flops) or `ram` (the block RAMs' outputs;
+    /// fewer logic cells, the same timing contract: hdl/DUALPI2-CORE.md, Queues).
+    #[arg(long, default_value = "registers", value_parser = ["registers", "ram"])]
+    heads: String,
     /// Rewrite hdl/REGISTERS.md from the register tables and emit nothing.
     #[arg(long, conflicts_with_all = ["designs", "check", "area"])]
     registers: bool,
@@ -72,7 +78,13 @@ fn run(args: &Args) -> Result<(), String> {
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
     for name in names {
-        let design = aqm_hdl::emit::by_name(&name).expect("checked by the argument parser");
+        let heads = if args.heads == "ram" {
+            Heads::Ram
+        } else {
+            Heads::Registers
+        };
+        let design =
+            aqm_hdl::emit::by_name_with(&name, heads).expect("checked by the argument parser");
         let path = args.out.join(format!("{name}.v"));
         std::fs::write(&path, &design.verilog)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;

@@ -1,7 +1,7 @@
 //! The block-RAM descriptor queues, first word fall through: `aqm_hdl::desc_queue::DescQueue`
 //! (`LAG` = 2: an entry reaches the head two cycles after it is pushed) and
-//! `aqm_hdl::head_queue::HeadQueue`, the same behind a head register (`LAG` = 3). A pop refills the head
-//! from the next entry on the following cycle.
+//! `aqm_hdl::head_queue::HeadQueue` (`LAG` = 3: the same behind a head register, or with its head
+//! shown a cycle late). A pop refills the head from the next entry on the following cycle.
 
 use std::collections::VecDeque;
 

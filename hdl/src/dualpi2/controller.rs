@@ -77,7 +77,8 @@ pub struct DualPi2Controller {
     pub kp: Signal<Out, Bits<40>>,   // k x p'
     /// k x p' > 100 %.
     pub overload: Signal<Out, Bit>,
-    pub last_qdelay: Signal<Out, Bits<40>>, // ns
+    /// min(last_qdelay, 2^32 - 1), ns: what LAST_QDELAY reads (the update works on `lsh`, 40 bits).
+    pub last_qdelay: Signal<Out, Bits<32>>,
     pub next_update: Signal<Out, Bits<40>>, // ns
     pub updates: Signal<Out, Bits<32>>,
     pub busy: Signal<Out, Bit>,
@@ -117,7 +118,7 @@ pub struct DualPi2Controller {
     prob_r: DFF<Bits<32>>,
     kp_r: DFF<Bits<40>>,
     ovl_r: DFF<Bit>,
-    last_r: DFF<Bits<40>>,
+    last_r: DFF<Bits<32>>,
     updates_r: DFF<Bits<32>>,
     // The snapshot of an update: `at` (then qdelay), the heads (then raw_l / raw_c; raw_l's register
     // collects kp), the parameters.
@@ -202,6 +203,7 @@ pub struct DualPi2Controller {
     first_update: K<30, { H.tupdate_us as u64 * 1000 }>,
     c_age_end: K<7, { AGE_STEPS - 2 }>,
     c_mul_end: K<7, { MUL_STEPS - 2 }>,
+    c_ones32: K<32, 0xFFFF_FFFF>,
 }
 
 impl Logic for DualPi2Controller {
@@ -494,7 +496,10 @@ impl Logic for DualPi2Controller {
             self.kp_r.d.next = self.tl.q.val();
             self.ovl_r.d.next = self.tl.q.val().get_bits::<8>(32).any();
             if self.upd.q.val() {
-                self.last_r.d.next = self.at.q.val();
+                self.last_r.d.next = self.at.q.val().get_bits::<32>(0);
+                if self.at.q.val().get_bits::<8>(32).any() {
+                    self.last_r.d.next = self.c_ones32.val();
+                }
                 self.updates_r.d.next = self.updates_r.q.val() + 1;
             }
         }
@@ -629,7 +634,14 @@ mod tests {
             c.next_update.val().to_u64(),
             at + c.tupdate_ns.val().to_u64()
         );
-        (c.prob.val().to_u32(), c.last_qdelay.val().to_u64())
+        let last = c.last_qdelay.val().to_u64();
+        assert!(last <= u32::MAX as u64);
+        (c.prob.val().to_u32(), last)
+    }
+
+    /// What LAST_QDELAY reads of a last_qdelay.
+    fn sat32(q: u64) -> u64 {
+        q.min(u32::MAX as u64)
     }
 
     fn write_prob(c: &mut DualPi2Controller, p: u32) {
@@ -720,7 +732,7 @@ mod tests {
                 } else {
                     fire(&mut c, None, Some(q0))
                 };
-                assert_eq!(last, q0);
+                assert_eq!(last, sat32(q0));
                 write_prob(&mut c, p0);
                 check_kp(&c, &p);
                 let mut v = DualPi2Vars::new(&p);
@@ -730,7 +742,7 @@ mod tests {
                 let (prob, last) = fire(&mut c, Some(q1 / 3), Some(q1));
                 assert_eq!(
                     (prob, last),
-                    (v.prob, q1),
+                    (v.prob, sat32(q1)),
                     "case {case}: p0 {p0} q0 {q0} q1 {q1}"
                 );
                 check_kp(&c, &p);

@@ -23,7 +23,7 @@ use super::ingress::DualPi2Ingress;
 use super::params::DualPi2Params;
 use super::regs::DualPi2Regs;
 use crate::core_ports::{aqm_core, core_logic};
-use crate::desc_queue::DescQueue;
+use crate::head_queue::HeadQueue;
 use crate::prng::Prng;
 use rust_hdl::prelude::*;
 
@@ -31,8 +31,11 @@ use rust_hdl::prelude::*;
 pub const QUEUE_ADDR_BITS: usize = 9;
 
 aqm_core! {
+    /// `HR`: where the queues keep their heads ([`crate::head_queue`]: in flip-flops,
+    /// [`crate::head_queue::HEAD_REG`], or at their block RAMs' outputs,
+    /// [`crate::head_queue::HEAD_RAM`]; one timing contract).
     #[derive(LogicBlock, Default)]
-    pub struct DualPi2Core {
+    pub struct DualPi2Core<const HR: u64> {
         rst_i: Signal<Local, Bit>,
         now40: Signal<Local, Bits<40>>,
         regs: DualPi2Regs,
@@ -40,14 +43,14 @@ aqm_core! {
         ctrl: DualPi2Controller,
         ingress: DualPi2Ingress,
         egress: DualPi2Egress,
-        queue_l: DescQueue<75, QUEUE_ADDR_BITS, 10>,
-        queue_c: DescQueue<75, QUEUE_ADDR_BITS, 10>,
+        queue_l: HeadQueue<75, QUEUE_ADDR_BITS, 10, HR>,
+        queue_c: HeadQueue<75, QUEUE_ADDR_BITS, 10, HR>,
         prng: Prng,
     }
 }
 
 core_logic! {
-    impl Logic for DualPi2Core {
+    impl<const HR: u64> Logic for DualPi2Core<HR> {
         #[hdl_gen]
         fn update(&mut self) {
             clock!(self, clock, params, queue_l, queue_c);
@@ -171,7 +174,7 @@ mod tests {
 
     #[test]
     fn is_synthesizable() {
-        let mut b = DualPi2Core::default();
+        let mut b = DualPi2Core::<{ crate::head_queue::HEAD_REG }>::default();
         b.connect_all();
         yosys_validate("dualpi2_core", &generate_verilog(&b)).unwrap();
     }

@@ -47,7 +47,7 @@ pub struct DualPi2Ingress {
     pub limit: Signal<In, Bits<11>>,
     /// The byte limit after this edge (the parameter engine's register input).
     pub byte_limit_next: Signal<In, Bits<23>>,
-    pub min_qlen_step: Signal<In, Bits<32>>,
+    pub min_qlen_step: Signal<In, Bits<10>>,
     /// MTU after this edge (the parameter engine's register input).
     pub mtu_next: Signal<In, Bits<11>>,
     // The queues.
@@ -76,7 +76,7 @@ pub struct DualPi2Ingress {
     pub dropped_l: Signal<Out, Bits<32>>,
     pub dropped_c: Signal<Out, Bits<32>>,
     pub maxq: Signal<Out, Bits<11>>,
-    /// A descriptor in stage V, or pushed last cycle (not at its queue's head yet).
+    /// A descriptor in stage V, or pushed in one of the last two cycles (not at its queue's head yet).
     pub busy: Signal<Out, Bit>,
 
     v_valid: DFF<Bit>,
@@ -89,6 +89,7 @@ pub struct DualPi2Ingress {
     /// Its sum at accept: len + 2 MTU' + ~byte limit' in one carry-save level and one chain.
     r_csa: Csa<25>,
     pushed: DFF<Bit>,
+    pushed2: DFF<Bit>,
     vv: DFF<Bit>,
     vtag: DFF<Bits<16>>,
     vcode: DFF<Bits<2>>,
@@ -149,6 +150,7 @@ impl Logic for DualPi2Ingress {
             v_l,
             v_room,
             pushed,
+            pushed2,
             vv,
             vtag,
             vcode,
@@ -194,8 +196,7 @@ impl Logic for DualPi2Ingress {
             | !self.b_chk.val().get_bit(24)
             | self.own.val().get_bit(9);
         self.enq.next = self.v_valid.q.val() & !self.drop.val();
-        self.step.next =
-            self.v_l.q.val() & (bit_cast::<32, 10>(self.cnt_l.val()) >= self.min_qlen_step.val());
+        self.step.next = self.v_l.q.val() & (self.cnt_l.val() >= self.min_qlen_step.val());
         self.push_l.next = self.enq.val() & self.v_l.q.val();
         self.push_c.next = self.enq.val() & !self.v_l.q.val();
         self.push_data.next = (bit_cast::<75, 1>(self.step.val().into()) << 74)
@@ -204,6 +205,7 @@ impl Logic for DualPi2Ingress {
             | (bit_cast::<75, 2>(self.v_ecn.q.val()) << 16)
             | bit_cast::<75, 16>(self.v_len.q.val());
         self.pushed.d.next = self.enq.val();
+        self.pushed2.d.next = self.pushed.q.val();
         self.vv.d.next = self.v_valid.q.val();
         self.vtag.d.next = 0.into();
         self.vcode.d.next = 0.into();
@@ -286,7 +288,7 @@ impl Logic for DualPi2Ingress {
         self.dropped_l.next = self.dropped_l_r.q.val();
         self.dropped_c.next = self.dropped_c_r.q.val();
         self.maxq.next = self.maxq_r.q.val();
-        self.busy.next = self.v_valid.q.val() | self.pushed.q.val();
+        self.busy.next = self.v_valid.q.val() | self.pushed.q.val() | self.pushed2.q.val();
 
         if self.clear_counters.val() {
             self.pkts_in_l_r.d.next = 0.into();
@@ -298,6 +300,7 @@ impl Logic for DualPi2Ingress {
         if self.rst.val() {
             self.v_valid.d.next = false;
             self.pushed.d.next = false;
+            self.pushed2.d.next = false;
             self.vv.d.next = false;
             self.vtag.d.next = 0.into();
             self.vcode.d.next = 0.into();

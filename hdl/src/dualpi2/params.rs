@@ -45,6 +45,15 @@ const _: () = assert!(GAIN_DIVISOR << 9 == 1_000_000_000);
 const GAIN_DVN: u64 = !GAIN_DIVISOR & ((1 << 22) - 1);
 
 /// The initial credit at reset as a 24-bit two's-complement value.
+/// MIN_QLEN_STEP as the engine keeps it: saturated to 10 bits (see `min_qlen_step`).
+pub const fn min_qlen_sat(v: u32) -> u64 {
+    if v > 1023 {
+        1023
+    } else {
+        v as u64
+    }
+}
+
 const RESET_CREDIT: u64 = (initial_credit(&H) as u64) & ((1 << 24) - 1);
 
 #[derive(LogicBlock, Default)]
@@ -78,7 +87,9 @@ pub struct DualPi2Params {
     pub k: Signal<Out, Bits<8>>,
     pub cap: Signal<Out, Bits<32>>, // floor((2^32 - 1) / k)
     pub step_ns: Signal<Out, Bits<30>>,
-    pub min_qlen_step: Signal<Out, Bits<32>>,
+    /// min(MIN_QLEN_STEP, 1023): a queue never holds 1023 packets (512 at most), so the step
+    /// condition `L count >= MIN_QLEN_STEP` reads the same with it.
+    pub min_qlen_step: Signal<Out, Bits<10>>,
     pub ecn_mask: Signal<Out, Bits<2>>,
     pub drop_overload: Signal<Out, Bit>,
     pub limit: Signal<Out, Bits<11>>,
@@ -128,7 +139,7 @@ pub struct DualPi2Params {
     k_r: DFF<Bits<8>>,
     cap_r: DFF<Bits<32>>,
     step_ns_r: DFF<Bits<30>>,
-    min_qlen_r: DFF<Bits<32>>,
+    min_qlen_r: DFF<Bits<10>>,
     ecn_mask_r: DFF<Bits<2>>,
     dol_r: DFF<Bit>,
     limit_r: DFF<Bits<11>>,
@@ -168,7 +179,8 @@ pub struct DualPi2Params {
     c_k: K<8, { H.k as u64 }>,
     c_cap: K<32, { prob_cap(H.k) as u64 }>,
     c_step_ns: K<30, { us_to_ns(H.step_us) }>,
-    c_min_qlen: K<32, { H.min_qlen_step as u64 }>,
+    c_min_qlen: K<10, { min_qlen_sat(H.min_qlen_step) }>,
+    c_ones10: K<10, 1023>,
     c_ecn_mask: K<2, { H.ecn_mask as u64 }>,
     c_limit: K<11, { H.limit as u64 }>,
     c_byte_limit: K<23, { H.limit as u64 * 2 * H.mtu as u64 }>,
@@ -378,7 +390,10 @@ impl Logic for DualPi2Params {
                     self.step_ns_r.d.next = self.commit_ns.val();
                 }
                 if self.sel.q.val().get_bit(6) {
-                    self.min_qlen_r.d.next = self.edata.q.val();
+                    self.min_qlen_r.d.next = self.edata.q.val().get_bits::<10>(0);
+                    if self.edata.q.val().get_bits::<22>(10).any() {
+                        self.min_qlen_r.d.next = self.c_ones10.val();
+                    }
                 }
                 if self.sel.q.val().get_bit(7) {
                     self.ecn_mask_r.d.next = self.edata.q.val().get_bits::<2>(0);

@@ -60,7 +60,7 @@ pub struct DualPi2Regs {
     pub ts_l: Signal<In, Bits<40>>,
     pub hv_c: Signal<In, Bit>,
     pub ts_c: Signal<In, Bits<40>>,
-    pub last_qdelay: Signal<In, Bits<40>>,
+    pub last_qdelay: Signal<In, Bits<32>>,
     pub credit: Signal<In, Bits<24>>,
     pub updates: Signal<In, Bits<32>>,
     // Strobes to the state owners.
@@ -338,12 +338,7 @@ impl Logic for DualPi2Regs {
             52 => self.rd.next = bit_cast::<32, 11>(self.maxq.val()),
             53 => self.rd.next = self.delay.val(), // DELAY_L
             54 => self.rd.next = self.delay.val(), // DELAY_C
-            55 => {
-                self.rd.next = self.last_qdelay.val().get_bits::<32>(0);
-                if self.last_qdelay.val().get_bits::<8>(32).any() {
-                    self.rd.next = self.ones.val();
-                }
-            }
+            55 => self.rd.next = self.last_qdelay.val(), // saturated by the controller
             56 => {
                 // Sign-extended.
                 self.rd.next = bit_cast::<32, 24>(self.credit.val());

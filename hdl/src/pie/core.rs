@@ -36,21 +36,23 @@ pub const QUEUE_ADDR_BITS: usize = 10;
 
 aqm_core! {
     /// `BM` = 1: with the bytemode multiplier ([`PIE_FULL`], what the conformance tests and the board
-    /// use); 0: without ([`PIE_LITE`], about 700 LUT4 smaller, for a smaller part).
+    /// use); 0: without ([`PIE_LITE`], about 700 LUT4 smaller, for a smaller part). `HR`: where the
+    /// queue keeps its head ([`crate::head_queue`]: in flip-flops, [`crate::head_queue::HEAD_REG`],
+    /// or at its block RAM's output, [`crate::head_queue::HEAD_RAM`]; one timing contract).
     #[derive(LogicBlock, Default)]
-    pub struct PieCore<const BM: u64> {
+    pub struct PieCore<const BM: u64, const HR: u64> {
         rst_i: Signal<Local, Bit>,
         regs: PieRegs<BM>,
         ctrl: PieController,
         ingress: PieIngress<BM>,
         egress: PieEgress,
-        queue: HeadQueue<74, QUEUE_ADDR_BITS, 11>,
+        queue: HeadQueue<74, QUEUE_ADDR_BITS, 11, HR>,
         prng: Prng,
     }
 }
 
 core_logic! {
-    impl<const BM: u64> Logic for PieCore<BM> {
+    impl<const BM: u64, const HR: u64> Logic for PieCore<BM, HR> {
         #[hdl_gen]
         fn update(&mut self) {
             clock!(self, clock, queue);
@@ -136,7 +138,7 @@ mod tests {
 
     #[test]
     fn is_synthesizable() {
-        let mut b = PieCore::<PIE_FULL>::default();
+        let mut b = PieCore::<PIE_FULL, { crate::head_queue::HEAD_REG }>::default();
         b.connect_all();
         yosys_validate("pie_core", &generate_verilog(&b)).unwrap();
     }

@@ -4,6 +4,7 @@ use crate::stimulus::Stimulus;
 use crate::vcd::{self, Scope};
 use aqm_golden::hw::ClockedCore;
 use aqm_golden::hw::{CoreInputs, CoreOutputs};
+use aqm_hdl::head_queue::Heads;
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -276,6 +277,9 @@ pub enum Beside {
     Verilator,
     /// Its rust-hdl simulation and its Verilated RTL (three-way).
     RustHdlAndVerilator,
+    /// The rust-hdl simulation of its other head form (`aqm_hdl::head_queue::Heads::Ram`, what the
+    /// DualPI2 line card builds) and its Verilated RTL.
+    RamHeadsAndVerilator,
 }
 
 /// Runs `golden` (the golden model of the stimulus's core) in lock step with that core's other models,
@@ -293,7 +297,10 @@ pub fn agree(
     let mut stim = Stimulus::new(seed, cfg);
     let mut vl = aqm_verilated::VerilatedCore::new(kind);
     let mut rtl = match beside {
-        Beside::RustHdlAndVerilator => Some((aqm_hdl::cores::hdl_core(kind).simulate)()),
+        Beside::RustHdlAndVerilator => {
+            Some((aqm_hdl::cores::hdl_core(kind).simulate)(Heads::Registers))
+        }
+        Beside::RamHeadsAndVerilator => Some((aqm_hdl::cores::hdl_core(kind).simulate)(Heads::Ram)),
         Beside::Verilator => None,
     };
     let mut models: Vec<&mut dyn ClockedCore> = vec![golden];

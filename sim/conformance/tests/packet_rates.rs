@@ -1,9 +1,10 @@
-//! Packets per clock at the ports, measured on the golden model, the rust-hdl simulation and the
-//! Verilated RTL of every core (back-to-back descriptors at ingress; `out_ready` high at egress, the link
-//! model off): the three agree, ingress takes one descriptor per clock, and egress gives what the core's
+//! Packets per clock at the ports, measured on the golden model, the rust-hdl simulation (both head
+//! forms) and the Verilated RTL of every core (back-to-back descriptors at ingress; `out_ready` high at egress, the link
+//! model off): all agree, ingress takes one descriptor per clock, and egress gives what the core's
 //! contract page says: one beat per clock for both.
 
 use aqm_golden::hw::{packet_rates, ClockedCore, PacketRates, CORES};
+use aqm_hdl::head_queue::Heads;
 use aqm_verilated::VerilatedCore;
 
 #[test]
@@ -11,7 +12,8 @@ fn ingress_and_egress_rates_agree_on_every_model() {
     for kind in CORES {
         let models: Vec<Box<dyn ClockedCore + Send>> = vec![
             kind.model(),
-            (aqm_hdl::cores::hdl_core(*kind).simulate)(),
+            (aqm_hdl::cores::hdl_core(*kind).simulate)(Heads::Registers),
+            (aqm_hdl::cores::hdl_core(*kind).simulate)(Heads::Ram),
             Box::new(VerilatedCore::new(*kind)),
         ];
         let rates: Vec<(&str, PacketRates)> = models

@@ -255,6 +255,7 @@ impl DualPi2CoreModel {
         let idle = !rst
             && !self.ingress.busy()
             && !self.ingress.pushed
+            && !self.ingress.pushed2
             && self.egress.quiet()
             && !eg.deq
             && !self.egress.link.in_tx()

@@ -1,5 +1,6 @@
-//! The DualPI2 core's descriptor: one 512 x 75-bit block-RAM FIFO per queue (L and C), in the shared
-//! queue model ([`crate::hw::queue`]: an entry reaches the head two cycles after its push at the
+//! The DualPI2 core's descriptor: one 512 x 75-bit block-RAM FIFO per queue (L and C) behind a head
+//! register (`aqm_hdl::head_queue::HeadQueue<75, 9, 10>`), in the shared queue model
+//! ([`crate::hw::queue`] with a lag of 3: an entry reaches the head three cycles after its push at the
 //! earliest, a pop shows the next entry the cycle after).
 
 use crate::hw::Desc;
@@ -15,4 +16,4 @@ pub struct Entry {
     pub apply_step: bool,
 }
 
-pub type Queue = crate::hw::queue::Queue<Entry>;
+pub type Queue = crate::hw::queue::Queue<Entry, 3>;

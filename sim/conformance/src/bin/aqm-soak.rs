@@ -192,7 +192,7 @@ fn soak(kind: &'static dyn CoreKind, a: &Args) -> Result<(), String> {
     println!("{name}   verilator  {r:>12.0}");
     if a.rtl_cycles > 0 {
         let r = speed(
-            (hdl_core(kind).simulate)().as_mut(),
+            (hdl_core(kind).simulate)(aqm_hdl::head_queue::Heads::Registers).as_mut(),
             a.seed,
             cfg,
             a.rtl_cycles,

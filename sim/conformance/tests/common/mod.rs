@@ -5,8 +5,9 @@
 #![allow(dead_code)]
 
 use aqm_conformance::lockstep::{agree, Beside, RunStats};
-use aqm_conformance::stimulus::{busy_setup, tuned_setup, StimulusConfig};
+use aqm_conformance::stimulus::{busy_setup, dualpi2_setup, tuned_setup, StimulusConfig};
 use aqm_golden::dualpi2::core::{DualPi2CoreModel, DualPi2Coverage};
+use aqm_golden::dualpi2::regs::addr;
 use aqm_golden::hw::ClockedCore;
 use aqm_golden::pie::consts::MAX_PROB;
 use aqm_golden::pie::core::{PieCoreModel, PieCoverage};
@@ -87,6 +88,25 @@ pub fn pie_wrap_regime() -> StimulusConfig {
         sweep_every: 5_000,
         start_ns: (1u64 << 41) - 700_000_000,
         setup: busy_setup(1_000, 8 << 8, false, false, 1024),
+        ..StimulusConfig::default()
+    }
+}
+
+/// DualPI2, mixed traffic with overload and register traffic: about 0.2 arrivals per cycle against 0.25
+/// dequeues, so the queues build up (and the coupled rules act) between the bursts of requests.
+pub fn dualpi2_mixed_regime() -> StimulusConfig {
+    let mut setup = dualpi2_setup(1_000, 500, 7 << 8, 1024, 1, true, 2, 200);
+    setup.push((addr::C_PROTECTION, 25));
+    StimulusConfig {
+        ns_per_cycle: 1_000,
+        arrival_pct: 8,
+        max_burst: 4,
+        ready_pct: 25,
+        reg_pct: 2,
+        setup,
+        force_prob_every: 5_000,
+        force_prob_max: u32::MAX as u64,
+        core: &aqm_golden::dualpi2::kind::DUALPI2_CORE,
         ..StimulusConfig::default()
     }
 }
