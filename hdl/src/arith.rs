@@ -1,6 +1,6 @@
 //! Arithmetic shaped for the iCE40's carry chains: three words to two without a chain ([`Csa`]),
 //! `a + b - c` as one chain ([`AddSub`]), an age's comparison with a threshold in shorter chains side by
-//! side ([`AgeAbove`]), and
+//! side ([`AgeAbove`]), an accumulator plus a small product as one adder tree ([`WeightedAdd`]), and
 //! comparisons with a constant as balanced and/or trees instead of a chain ([`AtLeast`],
 //! [`AtLeastSplit`]; the register files' range checks, `regfront::InRange`, use the same trees).
 
@@ -277,6 +277,62 @@ impl Logic for AgeAbove {
     }
 }
 
+/// `acc + w x len` modulo 2^24 (`w` 7 bits, `len` 16 bits) as one tree of adders: the seven shifted
+/// partial products of w x len and `acc` are its eight leaves, so that `acc` goes through three
+/// adders (not the product's three and then the add). The WRR credit's update (DualPI2's egress).
+#[derive(LogicBlock, Default)]
+pub struct WeightedAdd {
+    pub acc: Signal<In, Bits<24>>,
+    pub w: Signal<In, Bits<7>>,
+    pub len: Signal<In, Bits<16>>,
+    pub sum: Signal<Out, Bits<24>>,
+    len24: Signal<Local, Bits<24>>,
+    pp0: Signal<Local, Bits<24>>,
+    pp1: Signal<Local, Bits<24>>,
+    pp2: Signal<Local, Bits<24>>,
+    pp3: Signal<Local, Bits<24>>,
+    pp4: Signal<Local, Bits<24>>,
+    pp5: Signal<Local, Bits<24>>,
+    pp6: Signal<Local, Bits<24>>,
+}
+
+impl Logic for WeightedAdd {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.len24.next = bit_cast::<24, 16>(self.len.val());
+        self.pp0.next = 0.into();
+        self.pp1.next = 0.into();
+        self.pp2.next = 0.into();
+        self.pp3.next = 0.into();
+        self.pp4.next = 0.into();
+        self.pp5.next = 0.into();
+        self.pp6.next = 0.into();
+        if self.w.val().get_bit(0) {
+            self.pp0.next = self.len24.val();
+        }
+        if self.w.val().get_bit(1) {
+            self.pp1.next = self.len24.val() << 1;
+        }
+        if self.w.val().get_bit(2) {
+            self.pp2.next = self.len24.val() << 2;
+        }
+        if self.w.val().get_bit(3) {
+            self.pp3.next = self.len24.val() << 3;
+        }
+        if self.w.val().get_bit(4) {
+            self.pp4.next = self.len24.val() << 4;
+        }
+        if self.w.val().get_bit(5) {
+            self.pp5.next = self.len24.val() << 5;
+        }
+        if self.w.val().get_bit(6) {
+            self.pp6.next = self.len24.val() << 6;
+        }
+        self.sum.next = ((self.pp0.val() + self.pp1.val()) + (self.pp2.val() + self.pp3.val()))
+            + ((self.pp4.val() + self.pp5.val()) + (self.pp6.val() + self.acc.val()));
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -395,6 +451,40 @@ pub(crate) mod tests {
                 &format!("ok == (x >= 60'd{c})"),
             );
         })*};
+    }
+
+    #[test]
+    fn weighted_add_is_acc_plus_w_times_len() {
+        // Every weight against lengths and accumulators at their edges, then random words (yosys's
+        // SAT does not finish on the product's equivalence in minutes).
+        let mut m = WeightedAdd::default();
+        m.connect_all();
+        let edges = [0u64, 1, 2, 0x7fff, 0x8000, 0xfffe, 0xffff];
+        let accs = [0u64, 1, 0x7f_ffff, 0x80_0000, 0xff_ffff, 0x12_3456];
+        let mut cases = vec![];
+        for w in 0..128u64 {
+            for &len in &edges {
+                for &acc in &accs {
+                    cases.push((acc, w, len));
+                }
+            }
+        }
+        let mut rng = XorShift64::new(11).unwrap();
+        cases.extend((0..20_000).map(|_| {
+            let r = rng.next_word();
+            (r & 0xff_ffff, (r >> 24) & 0x7f, (r >> 31) & 0xffff)
+        }));
+        for (acc, w, len) in cases {
+            m.acc.next = acc.to_bits();
+            m.w.next = w.to_bits();
+            m.len.next = len.to_bits();
+            settle(&mut m);
+            assert_eq!(
+                m.sum.val().to_u64(),
+                (acc + w * len) & 0xff_ffff,
+                "{acc} + {w} x {len}"
+            );
+        }
     }
 
     #[test]

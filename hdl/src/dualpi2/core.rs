@@ -33,7 +33,8 @@ pub const QUEUE_ADDR_BITS: usize = 9;
 aqm_core! {
     /// `HR`: where the queues keep their heads ([`crate::head_queue`]: in flip-flops,
     /// [`crate::head_queue::HEAD_REG`], or at their block RAMs' outputs,
-    /// [`crate::head_queue::HEAD_RAM`]; one timing contract).
+    /// [`crate::head_queue::HEAD_RAM`]; one timing contract). With the heads in flip-flops the
+    /// egress also sums both queues' credit candidates beside the pick (two adder trees, not one).
     #[derive(LogicBlock, Default)]
     pub struct DualPi2Core<const HR: u64> {
         rst_i: Signal<Local, Bit>,
@@ -42,7 +43,7 @@ aqm_core! {
         params: DualPi2Params,
         ctrl: DualPi2Controller,
         ingress: DualPi2Ingress,
-        egress: DualPi2Egress,
+        egress: DualPi2Egress<HR>,
         queue_l: HeadQueue<75, QUEUE_ADDR_BITS, 10, HR>,
         queue_c: HeadQueue<75, QUEUE_ADDR_BITS, 10, HR>,
         prng: Prng,
@@ -191,7 +192,7 @@ mod area {
             std::fs::write(format!("/tmp/blk_{name}.v"), generate_verilog(&b)).unwrap();
         }
         w("ctrl", DualPi2Controller::default());
-        w("egress", DualPi2Egress::default());
+        w("egress", DualPi2Egress::<1>::default());
         w("ingress", DualPi2Ingress::default());
         w("params", DualPi2Params::default());
         w("regs", DualPi2Regs::default());

@@ -31,7 +31,7 @@
 //! registers hold the credit less one, so that the pick's credit <= 0 is a sign bit, not a 24-bit OR:
 //! the loads take one off and the `credit` port adds it back, both off the loop.
 
-use crate::arith::AgeAbove;
+use crate::arith::{AgeAbove, WeightedAdd};
 use crate::konst::K;
 use crate::link::LinkModel;
 use aqm_golden::dualpi2::params::HARDWARE_PARAMS;
@@ -39,7 +39,7 @@ use aqm_golden::dualpi2::scheduler::initial_credit;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]
-pub struct DualPi2Egress {
+pub struct DualPi2Egress<const TWO: u64> {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
     pub now40: Signal<In, Bits<40>>,
@@ -170,23 +170,19 @@ pub struct DualPi2Egress {
     step_mark: Signal<Local, Bit>,
     ovl: Signal<Local, Bit>,
     w: Signal<Local, Bits<7>>,
-    len24: Signal<Local, Bits<24>>,
-    pp0: Signal<Local, Bits<24>>,
-    pp1: Signal<Local, Bits<24>>,
-    pp2: Signal<Local, Bits<24>>,
-    pp3: Signal<Local, Bits<24>>,
-    pp4: Signal<Local, Bits<24>>,
-    pp5: Signal<Local, Bits<24>>,
-    pp6: Signal<Local, Bits<24>>,
     /// A C packet takes its change off the credit as ~(~credit + w x len): `inv` is all ones then.
     inv: Signal<Local, Bits<24>>,
-    /// The credit (inverted for C) as a leaf of w x len's adder tree: three adders on the loop, not
-    /// the product's three and then the add.
-    tree: Signal<Local, Bits<24>>,
+    /// The credit after the shown packet (less one, as `cr`). One tree: the picked queue's w x len on
+    /// the credit (inverted for C) in `wa_l`. Two trees (`TWO` = 1): each queue's candidate beside the
+    /// pick, L's in `wa_l` and C's in `wa_c`, and the pick chooses last.
+    next_cr: Signal<Local, Bits<24>>,
+    wa_l: WeightedAdd,
+    wa_c: WeightedAdd,
+    two: K<1, TWO>,
     c_reset_credit_m1: K<24, { ((initial_credit(&HARDWARE_PARAMS) - 1) as u64) & ((1 << 24) - 1) }>,
 }
 
-impl Logic for DualPi2Egress {
+impl<const TWO: u64> Logic for DualPi2Egress<TWO> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -312,7 +308,9 @@ impl Logic for DualPi2Egress {
         // The credit's next value: credit + w x len for an L packet (w = wc), credit - w x len for a C
         // packet (w = wl = 100 - wc, a register) as ~(~credit + w x len): w x len as seven shifted partial
         // products, summed with the credit (inverted for C) in one tree of adders, the sum inverted
-        // for C. (Form E of hdl/timing/credit_loop.v.)
+        // for C (Form E of hdl/timing/credit_loop.v). With two trees, each queue's candidate is
+        // summed from its own head beside the pick, and the pick only chooses: the loop from the
+        // credit to the credit is its three adders and a mux.
         self.w.next = self.wl.val();
         if self.pick_l.val() {
             self.w.next = self.wc.val();
@@ -321,38 +319,22 @@ impl Logic for DualPi2Egress {
         if !self.pick_l.val() {
             self.inv.next = 0xff_ffff.into();
         }
-        self.len24.next = bit_cast::<24, 16>(self.len.val());
-        self.pp0.next = 0.into();
-        self.pp1.next = 0.into();
-        self.pp2.next = 0.into();
-        self.pp3.next = 0.into();
-        self.pp4.next = 0.into();
-        self.pp5.next = 0.into();
-        self.pp6.next = 0.into();
-        if self.w.val().get_bit(0) {
-            self.pp0.next = self.len24.val();
+        self.wa_l.acc.next = self.cr.val() ^ self.inv.val();
+        self.wa_l.w.next = self.w.val();
+        self.wa_l.len.next = self.len.val();
+        self.wa_c.acc.next = !self.cr.val();
+        self.wa_c.w.next = self.wl.val();
+        self.wa_c.len.next = self.head_c.val().get_bits::<16>(0);
+        self.next_cr.next = self.wa_l.sum.val() ^ self.inv.val();
+        if self.two.val().any() {
+            self.wa_l.acc.next = self.cr.val();
+            self.wa_l.w.next = self.wc.val();
+            self.wa_l.len.next = self.head_l.val().get_bits::<16>(0);
+            self.next_cr.next = !self.wa_c.sum.val();
+            if self.pick_l.val() {
+                self.next_cr.next = self.wa_l.sum.val();
+            }
         }
-        if self.w.val().get_bit(1) {
-            self.pp1.next = self.len24.val() << 1;
-        }
-        if self.w.val().get_bit(2) {
-            self.pp2.next = self.len24.val() << 2;
-        }
-        if self.w.val().get_bit(3) {
-            self.pp3.next = self.len24.val() << 3;
-        }
-        if self.w.val().get_bit(4) {
-            self.pp4.next = self.len24.val() << 4;
-        }
-        if self.w.val().get_bit(5) {
-            self.pp5.next = self.len24.val() << 5;
-        }
-        if self.w.val().get_bit(6) {
-            self.pp6.next = self.len24.val() << 6;
-        }
-        self.tree.next = ((self.pp0.val() + self.pp1.val()) + (self.pp2.val() + self.pp3.val()))
-            + ((self.pp4.val() + self.pp5.val())
-                + (self.pp6.val() + (self.cr.val() ^ self.inv.val())));
 
         // The dequeue: pop, take the word, count at the next edge, give the link model the departure
         // time (after a drop, the next dequeue's too), a send moves the credit (by `pend`) and starts
@@ -378,7 +360,7 @@ impl Logic for DualPi2Egress {
             self.o_step.d.next = self.step_mark.val();
             self.o_ovl.d.next = self.ovl.val();
             if self.hv_l.val() & self.hv_c.val() {
-                self.cand.d.next = self.tree.val() ^ self.inv.val();
+                self.cand.d.next = self.next_cr.val();
                 self.pend.d.next = !self.drop.val();
             }
         }
