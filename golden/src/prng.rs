@@ -28,7 +28,7 @@ impl XorShift64 {
     }
 
     /// One step of the generator: the next state, which is also the word returned.
-    pub fn step(x: u64) -> u64 {
+    pub const fn step(x: u64) -> u64 {
         let x = x ^ (x << 13);
         let x = x ^ (x >> 7);
         x ^ (x << 17)

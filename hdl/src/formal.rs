@@ -26,7 +26,7 @@ pub fn small_queue() -> Emitted {
 
 /// The random generator, as `module prng_block`.
 pub fn prng() -> Emitted {
-    emit_as(Prng::default(), "prng_block")
+    emit_as(Prng::<0>::default(), "prng_block")
 }
 
 /// Every design the formal harnesses need besides the cores: (file stem, design).

@@ -1,11 +1,14 @@
 //! The random generator: xorshift64 (13, 7, 17), one step per consumed word (see `aqm_golden::prng`).
 
 use crate::konst::K;
-use aqm_golden::prng::DEFAULT_SEED;
+use aqm_golden::prng::{XorShift64, DEFAULT_SEED};
 use rust_hdl::prelude::*;
 
+/// `REGW` = 0: `word` is one xorshift step of the state, three levels of XOR after its flip-flops.
+/// `REGW` = 1: `word` is a register kept equal to that step (a take steps it from itself, a seed load
+/// from the seed), so that the rolls compare flip-flops; about 64 flip-flops and 130 LUT4 more.
 #[derive(LogicBlock, Default)]
-pub struct Prng {
+pub struct Prng<const REGW: u64> {
     pub clock: Signal<In, Clock>,
     /// Synchronous reset: back to the default seed.
     pub rst: Signal<In, Bit>,
@@ -20,26 +23,44 @@ pub struct Prng {
     pub state: Signal<Out, Bits<64>>,
     x1: Signal<Local, Bits<64>>,
     x2: Signal<Local, Bits<64>>,
+    /// One step of `wr` and of `seed` (`REGW` = 1).
+    y1: Signal<Local, Bits<64>>,
+    y2: Signal<Local, Bits<64>>,
+    z1: Signal<Local, Bits<64>>,
+    z2: Signal<Local, Bits<64>>,
     st: DFF<Bits<64>>,
+    wr: DFF<Bits<64>>,
     default_seed: K<64, DEFAULT_SEED>,
+    default_word: K<64, { XorShift64::step(DEFAULT_SEED) }>,
+    regw: K<1, REGW>,
 }
 
-impl Logic for Prng {
+impl<const REGW: u64> Logic for Prng<REGW> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, st);
+        dff_setup!(self, clock, st, wr);
         self.x1.next = self.st.q.val() ^ (self.st.q.val() << 13);
         self.x2.next = self.x1.val() ^ (self.x1.val() >> 7);
         self.word.next = self.x2.val() ^ (self.x2.val() << 17);
+        self.y1.next = self.wr.q.val() ^ (self.wr.q.val() << 13);
+        self.y2.next = self.y1.val() ^ (self.y1.val() >> 7);
+        self.z1.next = self.seed.val() ^ (self.seed.val() << 13);
+        self.z2.next = self.z1.val() ^ (self.z1.val() >> 7);
+        if self.regw.val().any() {
+            self.word.next = self.wr.q.val();
+        }
         self.state.next = self.st.q.val();
         if self.take.val() {
             self.st.d.next = self.word.val();
+            self.wr.d.next = self.y2.val() ^ (self.y2.val() << 17);
         }
         if self.seed_we.val() {
             self.st.d.next = self.seed.val();
+            self.wr.d.next = self.z2.val() ^ (self.z2.val() << 17);
         }
         if self.rst.val() {
             self.st.d.next = self.default_seed.val();
+            self.wr.d.next = self.default_word.val();
         }
     }
 }
@@ -50,18 +71,17 @@ mod tests {
     use crate::sim::{clock_edge, settle};
     use aqm_golden::prng::XorShift64;
 
-    #[test]
-    fn steps_like_the_golden_generator_only_when_a_word_is_taken() {
-        let mut p = Prng::default();
+    fn steps_like_the_golden_generator<const REGW: u64>() {
+        let mut p = Prng::<REGW>::default();
         p.connect_all();
         let mut g = XorShift64::default();
         p.rst.next = true;
         settle(&mut p);
         clock_edge(&mut p, |p| &mut p.clock);
         p.rst.next = false;
-        for i in 0..500u64 {
+        for i in 0..2000u64 {
             let take = i % 3 != 0;
-            let seed = i % 97 == 50;
+            let seed = i % 97 == 50 || i % 211 == 7;
             p.take.next = take;
             p.seed_we.next = seed;
             p.seed.next = (0x1234_5678_9abc_def0u64 ^ i).to_bits();
@@ -79,5 +99,15 @@ mod tests {
             }
             clock_edge(&mut p, |p| &mut p.clock);
         }
+    }
+
+    #[test]
+    fn steps_like_the_golden_generator_only_when_a_word_is_taken() {
+        steps_like_the_golden_generator::<0>();
+    }
+
+    #[test]
+    fn the_registered_word_steps_like_the_golden_generator() {
+        steps_like_the_golden_generator::<1>();
     }
 }

@@ -100,6 +100,10 @@ pub struct DualPi2Egress<const TWO: u64> {
     link: LinkModel,
     /// L's sojourn above its step threshold.
     age_l: AgeAbove,
+    /// With two trees (`TWO` = 1) also L's sojourn at `now40` in `age_now`, beside `age_l`'s at
+    /// `link_free`; the link model's `exact` chooses between them after the chains.
+    age_now: AgeAbove,
+    above_l: Signal<Local, Bit>,
     /// Each queue's 2 MTU gate on the backlog without its head, gap - len < 0: shut when the gap is
     /// negative, open when it is 2^16 or more, else the low 16 bits against the length (one 17-bit
     /// chain, whose sign is `lo_l[16]`).
@@ -178,6 +182,8 @@ pub struct DualPi2Egress<const TWO: u64> {
     next_cr: Signal<Local, Bits<24>>,
     wa_l: WeightedAdd,
     wa_c: WeightedAdd,
+    /// The fast form (the core's heads in flip-flops): two credit trees, and L's step threshold at
+    /// both departure times. Either form computes the same decisions.
     two: K<1, TWO>,
     c_reset_credit_m1: K<24, { ((initial_credit(&HARDWARE_PARAMS) - 1) as u64) & ((1 << 24) - 1) }>,
 }
@@ -237,6 +243,16 @@ impl<const TWO: u64> Logic for DualPi2Egress<TWO> {
         self.age_l.now.next = self.dep.val();
         self.age_l.ts.next = self.head_l.val().get_bits::<40>(34);
         self.age_l.thr.next = self.step_ns.val();
+        self.age_now.now.next = self.now40.val();
+        self.age_now.ts.next = self.head_l.val().get_bits::<40>(34);
+        self.age_now.thr.next = self.step_ns.val();
+        self.above_l.next = self.age_l.above.val();
+        if self.two.val().any() {
+            self.age_l.now.next = self.link.link_free.val();
+            if !self.link.exact.val() {
+                self.above_l.next = self.age_now.above.val();
+            }
+        }
 
         // Each queue's 2 MTU gate, on the backlog without its head.
         self.lo_l.next = bit_cast::<17, 16>(self.gap.val().get_bits::<16>(0))
@@ -261,7 +277,7 @@ impl<const TWO: u64> Logic for DualPi2Egress<TWO> {
             self.c_drop_l.next = !self.ect_l.val();
             self.c_mark_l.next = self.ect_l.val();
         }
-        self.step_hit_l.next = self.head_l.val().get_bit(74) & self.age_l.above.val();
+        self.step_hit_l.next = self.head_l.val().get_bit(74) & self.above_l.val();
         self.step_l.next = self.step_hit_l.val() & !self.c_drop_l.val() & !self.c_mark_l.val();
         self.drop_l.next = self.c_drop_l.val() | (self.step_l.val() & !self.ect_l.val());
         self.mark_l.next = self.c_mark_l.val() | (self.step_l.val() & self.ect_l.val());

@@ -47,7 +47,7 @@ aqm_core! {
         ingress: PieIngress<BM>,
         egress: PieEgress,
         queue: HeadQueue<74, QUEUE_ADDR_BITS, 11, HR>,
-        prng: Prng,
+        prng: Prng<0>,
     }
 }
 
