@@ -35,6 +35,8 @@ fn every_quick_proof_passes() {
     );
     for block in [
         "desc_queue<8>",
+        "head_queue<8> reg",
+        "head_queue<8> ram",
         "prng",
         "pie_core",
         "dualpi2_core",

@@ -1,11 +1,13 @@
 //! The shared blocks emitted small for the formal proofs (`scripts/prove`, hdl/formal/): the descriptor
-//! queue with 8 entries instead of 512 or 1024 (the same `DescQueue` source, other generics), so that
+//! queue with 8 entries instead of 512 or 1024 (the same `DescQueue` source, other generics; and the
+//! lag-3 `HeadQueue` around it in both head forms), so that
 //! k-induction and deep bounded checks over its pointers, count and every stored word stay cheap, and
 //! the random generator on its own. The cores themselves are proved as `aqm-emit` writes them.
 
 use crate::cores::HDL_CORES;
 use crate::desc_queue::DescQueue;
 use crate::emit::{emit_as, Emitted};
+use crate::head_queue::{HeadQueue, HEAD_RAM, HEAD_REG};
 use crate::prng::Prng;
 use aqm_golden::hw::regs::{Access, RegDef};
 use std::fmt::Write;
@@ -24,6 +26,15 @@ pub fn small_queue() -> Emitted {
     )
 }
 
+/// The lag-3 queue with 8 entries of 8 bits in the head form `HR` (`HeadQueue<8, 3, 4, HR>`), as
+/// `module head_queue_small` (one harness for both forms, each in its own file).
+pub fn small_head_queue<const HR: u64>() -> Emitted {
+    emit_as(
+        HeadQueue::<SMALL_QUEUE_WIDTH, SMALL_QUEUE_ADDR_BITS, { SMALL_QUEUE_ADDR_BITS + 1 }, HR>::default(),
+        "head_queue_small",
+    )
+}
+
 /// The random generator, as `module prng_block`.
 pub fn prng() -> Emitted {
     emit_as(Prng::<0>::default(), "prng_block")
@@ -31,7 +42,12 @@ pub fn prng() -> Emitted {
 
 /// Every design the formal harnesses need besides the cores: (file stem, design).
 pub fn designs() -> Vec<(&'static str, Emitted)> {
-    vec![("desc_queue_small", small_queue()), ("prng_block", prng())]
+    vec![
+        ("desc_queue_small", small_queue()),
+        ("head_queue_reg_small", small_head_queue::<HEAD_REG>()),
+        ("head_queue_ram_small", small_head_queue::<HEAD_RAM>()),
+        ("prng_block", prng()),
+    ]
 }
 
 /// The `reset_value` function of a core harness's REGS task (what a read returns after reset, for every
