@@ -334,7 +334,7 @@ board_top!(
     BoardPieSim,
     aqm_hdl::pie::core::PieCore<
         { aqm_hdl::pie::core::PIE_FULL },
-        { aqm_hdl::head_queue::HEAD_REG },
+        { aqm_hdl::head_queue::HEAD_RAM },
     >,
     aqm_hdl::pie::ingress::VERDICT_LATENCY,
     aqm_golden::pie::regs::PIE_ID as u64,

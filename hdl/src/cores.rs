@@ -112,7 +112,7 @@ rust_hdl_model!(
 /// One core's HDL: its kind (everything the harnesses know of it), its Verilog and its rust-hdl
 /// simulation, each in both head forms ([`Heads`], one timing contract). The form with the heads in
 /// flip-flops is the core's Verilog ([`HdlCore::emitted`]: `aqm-emit`, the Verilator binding, the
-/// formal proofs, the ECP5 builds); a board top picks its own.
+/// formal proofs, the ECP5 builds); the HX8K line cards build the other (bsp's board tops).
 pub struct HdlCore {
     pub kind: &'static dyn CoreKind,
     /// The block in a head form emitted under a module name (see [`HdlCore::emitted`]).
