@@ -14,8 +14,10 @@
 //             pushed before the previous cycle, and never shows one it does not hold
 //   FIFO      a tracked entry (any one push, any data) reaches the head after exactly the entries pushed
 //             before it have left, with its data intact
+//   COVER     a full queue with a head (no job: the descriptor queue's covers it)
 //
-// Mutations (`define MUT_*), used by scripts/prove --mutants:
+// Mutations (`define MUT_*), used by scripts/prove --mutants (the checks are desc_queue_props.sv's,
+// queue_check.svh):
 //   MUT_OVERFILL  the harness may push into a queue holding 8 (breaks COUNT)
 //   MUT_LATE_HEAD the harness sees head_valid one cycle late (breaks HEAD)
 //   MUT_FLIP_DATA the harness sees head_data with bit 0 flipped while the queue holds 5 or more (breaks FIFO)
@@ -27,97 +29,7 @@ module head_queue_props (
     input wire pop,
     input wire track
 );
-  wire hv_dut;
-  wire [7:0] hd_dut;
-  wire [3:0] count;
-  head_queue_small dut (
-      .clock(clock),
-      .rst(rst),
-      .push(push),
-      .push_data(push_data),
-      .pop(pop),
-      .head_valid(hv_dut),
-      .head_data(hd_dut),
-      .count(count)
-  );
-
-`ifdef MUT_LATE_HEAD
-  reg hv_late = 0;
-  always @(posedge clock) hv_late <= hv_dut;
-  wire head_valid = hv_late;
-`else
-  wire head_valid = hv_dut;
-`endif
-`ifdef MUT_FLIP_DATA
-  wire [7:0] head_data = hd_dut ^ {7'd0, count >= 4'd5};
-`else
-  wire [7:0] head_data = hd_dut;
-`endif
-
-  reg init = 1'b1;
-  always @(posedge clock) init <= 1'b0;
-  always @(*) if (init) assume (rst);
-`ifndef MUT_OVERFILL
-  always @(*) assume (!(push && count == 4'd8));
-`endif
-
-  // The queue pops only while it shows a head (pop is ignored otherwise).
-  wire taken = pop && hv_dut;
-
-  reg [4:0] f_cnt = 5'd0;
-  always @(posedge clock)
-    if (rst) f_cnt <= 5'd0;
-    else f_cnt <= f_cnt + {4'd0, push} - {4'd0, taken};
-
-`ifdef COUNT
-  always @(*) if (!init) begin
-    assert (count <= 4'd8);
-    assert ({1'b0, count} == f_cnt);
-    assert (!head_valid || count != 4'd0);
-  end
-`endif
-
-`ifdef HEAD
-  // p_*: cycle c's values, seen in c+1; pp_push: the push of cycle c-1 (none across a reset).
-  reg [3:0] p_count = 4'd0;
-  reg p_pop = 1'b0, p_rst = 1'b0, p_push = 1'b0, pp_push = 1'b0;
-  always @(posedge clock) begin
-    p_count <= count;
-    p_pop <= taken;
-    p_rst <= rst;
-    p_push <= push && !rst;
-    pp_push <= p_push && !rst;
-  end
-  always @(*) if (!init) begin
-    if (p_rst) assert (!head_valid);
-    else assert (head_valid == (p_count - {3'd0, p_pop} - {3'd0, pp_push} != 4'd0));
-  end
-`endif
-
-`ifdef FIFO
-  // One tracked entry: `track` in the cycle of a push picks it (once per reset). f_ahead = the entries
-  // queued before it that have not left yet.
-  reg f_on = 1'b0, f_done = 1'b0;
-  reg [7:0] f_data = 8'd0;
-  reg [3:0] f_ahead = 4'd0;
-  always @(posedge clock) begin
-    if (rst) begin
-      f_on <= 1'b0;
-      f_done <= 1'b0;
-    end else if (!f_on && !f_done && push && track) begin
-      f_on <= 1'b1;
-      f_data <= push_data;
-      f_ahead <= count - {3'd0, taken};
-    end else if (f_on && taken) begin
-      if (f_ahead == 4'd0) begin
-        f_on <= 1'b0;
-        f_done <= 1'b1;
-      end else f_ahead <= f_ahead - 4'd1;
-    end
-  end
-  always @(*) if (!init && f_on) begin
-    assert (f_ahead < {1'b0, count} || f_ahead == 4'd0 && count != 0);
-    if (head_valid && f_ahead == 4'd0) assert (head_data == f_data);
-  end
-`endif
+`define QUEUE_MODULE head_queue_small
+  localparam [0:0] LAG3 = 1'b1;
+`include "queue_check.svh"
 endmodule
