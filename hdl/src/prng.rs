@@ -21,13 +21,10 @@ pub struct Prng<const REGW: u64> {
     pub word: Signal<Out, Bits<64>>,
     /// The current state (readable through the register file).
     pub state: Signal<Out, Bits<64>>,
-    x1: Signal<Local, Bits<64>>,
-    x2: Signal<Local, Bits<64>>,
-    /// One step of `wr` and of `seed` (`REGW` = 1).
-    y1: Signal<Local, Bits<64>>,
-    y2: Signal<Local, Bits<64>>,
-    z1: Signal<Local, Bits<64>>,
-    z2: Signal<Local, Bits<64>>,
+    /// One step of the state, of `wr` and of `seed` (the last two for `REGW` = 1).
+    of_st: XorShiftStep,
+    of_wr: XorShiftStep,
+    of_seed: XorShiftStep,
     st: DFF<Bits<64>>,
     wr: DFF<Bits<64>>,
     default_seed: K<64, DEFAULT_SEED>,
@@ -39,29 +36,44 @@ impl<const REGW: u64> Logic for Prng<REGW> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, st, wr);
-        self.x1.next = self.st.q.val() ^ (self.st.q.val() << 13);
-        self.x2.next = self.x1.val() ^ (self.x1.val() >> 7);
-        self.word.next = self.x2.val() ^ (self.x2.val() << 17);
-        self.y1.next = self.wr.q.val() ^ (self.wr.q.val() << 13);
-        self.y2.next = self.y1.val() ^ (self.y1.val() >> 7);
-        self.z1.next = self.seed.val() ^ (self.seed.val() << 13);
-        self.z2.next = self.z1.val() ^ (self.z1.val() >> 7);
+        self.of_st.x.next = self.st.q.val();
+        self.of_wr.x.next = self.wr.q.val();
+        self.of_seed.x.next = self.seed.val();
+        self.word.next = self.of_st.y.val();
         if self.regw.val().any() {
             self.word.next = self.wr.q.val();
         }
         self.state.next = self.st.q.val();
         if self.take.val() {
             self.st.d.next = self.word.val();
-            self.wr.d.next = self.y2.val() ^ (self.y2.val() << 17);
+            self.wr.d.next = self.of_wr.y.val();
         }
         if self.seed_we.val() {
             self.st.d.next = self.seed.val();
-            self.wr.d.next = self.z2.val() ^ (self.z2.val() << 17);
+            self.wr.d.next = self.of_seed.y.val();
         }
         if self.rst.val() {
             self.st.d.next = self.default_seed.val();
             self.wr.d.next = self.default_word.val();
         }
+    }
+}
+
+/// One xorshift64 (13, 7, 17) step, `XorShift64::step`: three levels of XOR.
+#[derive(LogicBlock, Default)]
+pub struct XorShiftStep {
+    pub x: Signal<In, Bits<64>>,
+    pub y: Signal<Out, Bits<64>>,
+    a: Signal<Local, Bits<64>>,
+    b: Signal<Local, Bits<64>>,
+}
+
+impl Logic for XorShiftStep {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.a.next = self.x.val() ^ (self.x.val() << 13);
+        self.b.next = self.a.val() ^ (self.a.val() >> 7);
+        self.y.next = self.b.val() ^ (self.b.val() << 17);
     }
 }
 
