@@ -156,6 +156,9 @@ pub struct PieController {
     boost: DFF<Bit>,
     qlt: DFF<Bit>,
     qolt: DFF<Bit>,
+    /// `burst_reset` a cycle ahead: set in Div's last step from the flags Commit reads (nothing
+    /// changes them in between), so that the strobe leaves a flip-flop.
+    br: DFF<Bit>,
     // The gains: K's bit of the step before, the serial sums of alpha x K and beta x K, the gains
     // (34 bits: (32 x K) >> 4 < 2^34), the auto-scaling shifts left to do.
     kb: DFF<Bit>,
@@ -254,7 +257,7 @@ impl Logic for PieController {
             w34, w24, ge2, ge57, ge58, at56, e55, into_mul, into_dec, into_div, upd, prob_r, ppb_r,
             lt20_r, le10_r, nn, armed, dirty, fire_r, qd, qold, tgt, th, al, be, bnz, mtun, pw,
             quo, rem, b0, b1, b2, b3, b4, b5, qnz, onz, boost, qlt, qolt, kb, acc_a, acc_b, ga, gb,
-            shc, c2b, gt2, cap, c1, c2, anyhi, neg, over, dec, brd, b20, b10, nz
+            shc, c2b, gt2, cap, c1, c2, anyhi, neg, over, dec, brd, b20, b10, nz, br
         );
         clock!(self, clock, mul);
         self.now40.next = self.now.val().get_bits::<40>(0);
@@ -561,7 +564,12 @@ impl Logic for PieController {
         }
 
         // The passes.
-        self.burst_reset.next = false;
+        // From a flip-flop, also in a reset cycle: the ingress and the egress reset what it clears or
+        // reloads at the same edge anyway. The reset, a late net with a large fanout, stays off the
+        // path to the accumulator's enable (the PIE card's critical path until 2026-12-06), and so
+        // does the AND of the flags (from `ctrl.qlt` to the accumulator's enable, 2.4 ns short of a
+        // 12 ns clock on the card, 2026-12-07).
+        self.burst_reset.next = self.br.q.val();
         if self.job_prob.val() | self.job_dirty.val() | self.job_fire.val() {
             self.busy_r.d.next = true;
             self.mtun.d.next = !self.mtu.val().get_bits::<12>(0);
@@ -630,9 +638,13 @@ impl Logic for PieController {
             self.s_div.d.next = true;
             self.rem.d.next = 0.into();
         }
+        self.br.d.next = false;
         if self.s_div.q.val() & self.e55.q.val() {
             self.s_div.d.next = false;
             self.s_com.d.next = true;
+            // A new measurement cycle (step 9), strobed at the commit.
+            self.br.d.next =
+                self.upd.q.val() & self.qlt.q.val() & self.qolt.q.val() & !self.nz.q.val();
         }
         if self.s_com.q.val() {
             self.busy_r.d.next = false;
@@ -643,11 +655,6 @@ impl Logic for PieController {
             self.le10_r.d.next = !self.b10.q.val();
             if self.upd.q.val() {
                 self.qold.d.next = self.qd.q.val();
-                // From registers only, also in a reset cycle: the ingress and the egress reset what it
-                // clears or reloads at the same edge anyway, and the reset, a late net with a large
-                // fanout, stays off the path to the accumulator's enable (the PIE card's critical path
-                // until 2026-12-06).
-                self.burst_reset.next = self.qlt.q.val() & self.qolt.q.val() & !self.nz.q.val();
             }
         }
         if self.mtu_we.val() {
@@ -677,6 +684,7 @@ impl Logic for PieController {
             self.s_dec.d.next = false;
             self.s_div.d.next = false;
             self.s_com.d.next = false;
+            self.br.d.next = false;
             self.into_mul.d.next = false;
             self.into_dec.d.next = false;
             self.into_div.d.next = false;
