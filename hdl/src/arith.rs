@@ -166,22 +166,18 @@ impl<const W: usize, const C: u64> Logic for AtLeast<W, C> {
     }
 }
 
-/// `{hi, mid, lo} >= C` for a 60-bit sum in carry-select form on three 20-bit pieces: `lo` the low
-/// piece's adder (bit 20 its carry), `m0` and `m1` the middle piece without and with that carry (bit 20
-/// theirs), `h0` and `h1` the high piece without and with the carry into it. Each piece is compared on
-/// both of its candidates while the carries below are still on their way, and the carries choose last,
-/// so no comparison waits for a chain longer than 20 bits.
+/// `{hi, lo} >= C` for a 60-bit sum in carry-select form: `lo` the low half's adder (bit 30 its carry),
+/// `hi0` and `hi1` the high half without and with that carry. The comparison is made on both candidates
+/// before the carry chooses, so it does not wait for the choice.
 ///
 /// It is given in parts, for a pipeline that registers them and finishes the comparison in the next
-/// stage with one LUT, `hi_gt | (hi_ge & lo_ge)`: `hi_gt` / `hi_ge` the high piece (chosen by its carry)
-/// above / at least `C`'s, and `lo_ge` the two pieces below at least `C`'s.
+/// stage with one LUT, `hi_gt | (hi_ge & lo_ge)`: `hi_gt` / `hi_ge` the high half (chosen by the carry)
+/// above / at least `C`'s, and `lo_ge` the low half at least `C`'s.
 #[derive(LogicBlock, Default)]
 pub struct AtLeastSplit<const C: u64> {
-    pub lo: Signal<In, Bits<21>>,
-    pub m0: Signal<In, Bits<21>>,
-    pub m1: Signal<In, Bits<21>>,
-    pub h0: Signal<In, Bits<20>>,
-    pub h1: Signal<In, Bits<20>>,
+    pub lo: Signal<In, Bits<31>>,
+    pub hi0: Signal<In, Bits<30>>,
+    pub hi1: Signal<In, Bits<30>>,
     pub hi_gt: Signal<Out, Bit>,
     pub hi_ge: Signal<Out, Bit>,
     pub lo_ge: Signal<Out, Bit>,
@@ -196,22 +192,16 @@ impl<const C: u64> Logic for AtLeastSplit<C> {
         #[allow(clippy::let_unit_value)]
         let _ = Self::WIDTH;
         let lo = self.lo.val().to_u64();
-        let mid = if lo >> 20 == 1 {
-            self.m1.val()
+        let hi = if lo >> 30 == 1 {
+            self.hi1.val()
         } else {
-            self.m0.val()
+            self.hi0.val()
         }
         .to_u64();
-        let hi = if mid >> 20 == 1 {
-            self.h1.val()
-        } else {
-            self.h0.val()
-        }
-        .to_u64();
-        let low40 = ((mid & 0xF_FFFF) << 20) | (lo & 0xF_FFFF);
-        self.hi_gt.next = hi > C >> 40;
-        self.hi_ge.next = hi >= C >> 40;
-        self.lo_ge.next = low40 >= C & ((1 << 40) - 1);
+        let lo = lo & ((1 << 30) - 1);
+        self.hi_gt.next = hi > C >> 30;
+        self.hi_ge.next = hi >= C >> 30;
+        self.lo_ge.next = lo >= C & ((1 << 30) - 1);
     }
 
     fn connect(&mut self) {
@@ -221,32 +211,22 @@ impl<const C: u64> Logic for AtLeastSplit<C> {
     }
 
     fn hdl(&self) -> Verilog {
-        let (ch, cm, cl) = (C >> 40, (C >> 20) & 0xF_FFFF, C & 0xF_FFFF);
+        let (chi, clo) = (C >> 30, C & ((1 << 30) - 1));
         Verilog::Custom(format!(
-            "wire l_ge = {lge};\n\
-             wire m0_gt = {m0gt};\n\
-             wire m0_ge = {m0ge};\n\
-             wire m1_gt = {m1gt};\n\
-             wire m1_ge = {m1ge};\n\
-             wire h0_gt = {h0gt};\n\
+            "wire h0_gt = {h0gt};\n\
              wire h0_ge = {h0ge};\n\
              wire h1_gt = {h1gt};\n\
              wire h1_ge = {h1ge};\n\
-             wire c2 = lo[20] ? m1[20] : m0[20];\n\
              always @(*) begin\n\
-             \x20 lo_ge = lo[20] ? (m1_gt | (m1_ge & l_ge)) : (m0_gt | (m0_ge & l_ge));\n\
-             \x20 hi_gt = c2 ? h1_gt : h0_gt;\n\
-             \x20 hi_ge = c2 ? h1_ge : h0_ge;\n\
+             \x20 lo_ge = {lo};\n\
+             \x20 hi_gt = lo[30] ? h1_gt : h0_gt;\n\
+             \x20 hi_ge = lo[30] ? h1_ge : h0_ge;\n\
              end\n",
-            lge = at_least("lo", cl, 20),
-            m0gt = at_least("m0", cm + 1, 20),
-            m0ge = at_least("m0", cm, 20),
-            m1gt = at_least("m1", cm + 1, 20),
-            m1ge = at_least("m1", cm, 20),
-            h0gt = at_least("h0", ch + 1, 20),
-            h0ge = at_least("h0", ch, 20),
-            h1gt = at_least("h1", ch + 1, 20),
-            h1ge = at_least("h1", ch, 20),
+            lo = at_least("lo", clo, 30),
+            h0gt = at_least("hi0", chi + 1, 30),
+            h0ge = at_least("hi0", chi, 30),
+            h1gt = at_least("hi1", chi + 1, 30),
+            h1ge = at_least("hi1", chi, 30),
         ))
     }
 }
@@ -453,17 +433,15 @@ pub(crate) mod tests {
     macro_rules! split {
         ($($c:expr),*) => {$({
             let c: u64 = $c;
-            let (h, l) = (c >> 40, c & ((1 << 40) - 1));
+            let (h, l) = (c >> 30, c & ((1 << 30) - 1));
             prove(
                 "split",
-                "input [20:0] lo, input [20:0] m0, input [20:0] m1, input [19:0] h0, input [19:0] h1",
+                "input [30:0] lo, input [29:0] hi0, input [29:0] hi1",
                 &body(AtLeastSplit::<{ $c }>::default().hdl()),
                 &format!(
-                    "(hi_gt | (hi_ge & lo_ge)) == ({{{hs}, {ms}, lo[19:0]}} >= 60'd{c}) \\
-                     && hi_gt == ({hs} > 20'd{h}) && hi_ge == ({hs} >= 20'd{h}) \\
-                     && lo_ge == ({{{ms}, lo[19:0]}} >= 40'd{l})",
-                    hs = "((lo[20] ? m1[20] : m0[20]) ? h1 : h0)",
-                    ms = "(lo[20] ? m1[19:0] : m0[19:0])",
+                    "(hi_gt | (hi_ge & lo_ge)) == ({{lo[30] ? hi1 : hi0, lo[29:0]}} >= 60'd{c}) \\
+                     && hi_gt == ((lo[30] ? hi1 : hi0) > 30'd{h}) \\
+                     && hi_ge == ((lo[30] ? hi1 : hi0) >= 30'd{h}) && lo_ge == (lo[29:0] >= 30'd{l})"
                 ),
             );
             prove(
@@ -557,11 +535,6 @@ pub(crate) mod tests {
             (1 << 30) - 1,
             1 << 30,
             (1 << 30) + 1,
-            (1 << 20) - 1,
-            1 << 20,
-            (1 << 40) - 1,
-            1 << 40,
-            (1 << 40) + (1 << 20) + 1,
             (1 << 60) - 1,
             0x0AAA_AAAA_5555_5555
         );

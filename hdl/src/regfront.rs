@@ -30,9 +30,10 @@ pub struct RegBus {
     pub err: Signal<Out, Bit>,
 }
 
-/// `ID`: what the ID register reads; `CAPACITY`: what CAPACITY reads.
+/// `ID`: what the ID register reads; `CAPACITY`: what CAPACITY reads; `SEED_HI`: the core's SEED_HI
+/// address.
 #[derive(LogicBlock, Default)]
-pub struct RegFront<const ID: u64, const CAPACITY: u64> {
+pub struct RegFront<const ID: u64, const CAPACITY: u64, const SEED_HI: u64> {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
     pub bus: RegBus,
@@ -52,9 +53,12 @@ pub struct RegFront<const ID: u64, const CAPACITY: u64> {
     /// CONTROL.reset: the cycle after the write is judged.
     pub soft_reset: Signal<Out, Bit>,
     /// The generator's seed ([`SeedStage`]): the staged write is SEED_LO's and taken this cycle (the
-    /// core's own address decides), SEED_HI's write of `w_data` may be taken, and the seed it loads.
+    /// core's own address decides), SEED_HI's write of `w_data` may be taken, the staged write is
+    /// SEED_HI's and loads the seed (from flip-flops: for a judgement that says the same), and the seed
+    /// it loads.
     pub seed_lo_we: Signal<In, Bit>,
     pub seed_hi_ok: Signal<Out, Bit>,
+    pub seed_we: Signal<Out, Bit>,
     pub seed: Signal<Out, Bits<64>>,
 
     we: DFF<Bit>,
@@ -69,10 +73,12 @@ pub struct RegFront<const ID: u64, const CAPACITY: u64> {
     mapped: Signal<Local, Bit>,
     id: K<32, ID>,
     capacity: K<32, CAPACITY>,
-    seeds: SeedStage,
+    seeds: SeedStage<SEED_HI>,
 }
 
-impl<const ID: u64, const CAPACITY: u64> Logic for RegFront<ID, CAPACITY> {
+impl<const ID: u64, const CAPACITY: u64, const SEED_HI: u64> Logic
+    for RegFront<ID, CAPACITY, SEED_HI>
+{
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, we, addr, data, err_sticky, rdata, rvalid, err, soft_rst);
@@ -144,9 +150,12 @@ impl<const ID: u64, const CAPACITY: u64> Logic for RegFront<ID, CAPACITY> {
         self.seeds.clock.next = self.clock.val();
         self.seeds.rst.next = self.rst.val();
         self.seeds.wdata.next = self.bus.wdata.val();
+        self.seeds.addr.next = self.bus.addr.val();
+        self.seeds.we.next = self.bus.we.val();
         self.seeds.w_data.next = self.data.q.val();
         self.seeds.lo_we.next = self.seed_lo_we.val();
         self.seed_hi_ok.next = self.seeds.hi_ok.val();
+        self.seed_we.next = self.seeds.hi_we.val();
         self.seed.next = self.seeds.seed.val();
 
         if self.rst.val() {
@@ -161,43 +170,55 @@ impl<const ID: u64, const CAPACITY: u64> Logic for RegFront<ID, CAPACITY> {
     }
 }
 
-/// The generator's seed, written as SEED_LO then SEED_HI, for every core: SEED_LO's word waits here, and
-/// SEED_HI's write loads `seed` = {its word, SEED_LO's} only when that is not zero (zero is a fixed point
-/// of xorshift). The judgement reads two flip-flops, not a 64-input OR: `wnz`, whether the bus's data is
-/// not zero as the front stages the write, and `lo_nz`, the same for the word SEED_LO left.
+/// The generator's seed, written as SEED_LO then SEED_HI (at address `HI`), for every core: SEED_LO's
+/// word waits here, and SEED_HI's write loads `seed` = {its word, SEED_LO's} only when that is not zero
+/// (zero is a fixed point of xorshift). The judgement reads two flip-flops, not a 64-input OR: `wnz`,
+/// whether the bus's data is not zero as the front stages the write, and `lo_nz`, the same for the word
+/// SEED_LO left; and the load (`hi_we`) one more, `hi_w`, the write's address decoded as it is staged, so
+/// that the 64 (or 128) loading flip-flops hang off one LUT of flip-flops (on the ECP5 the PIE core's
+/// longest path ran from the staged address through the decoder into the generator's state, 9.6 ns).
 #[derive(LogicBlock, Default)]
-pub struct SeedStage {
+pub struct SeedStage<const HI: u64> {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
-    /// The bus's write data, as the front stages it.
+    /// The bus's write: its data, address and strobe, as the front stages it.
     pub wdata: Signal<In, Bits<32>>,
+    pub addr: Signal<In, Bits<8>>,
+    pub we: Signal<In, Bit>,
     /// The front's staged write (`w_data`) is SEED_LO's and is taken this cycle.
     pub lo_we: Signal<In, Bit>,
     pub w_data: Signal<In, Bits<32>>,
     /// A write of `w_data` to SEED_HI would make a seed that is not zero.
     pub hi_ok: Signal<Out, Bit>,
+    /// The staged write is SEED_HI's and is taken (`hi_ok`): load `seed`.
+    pub hi_we: Signal<Out, Bit>,
     /// The seed a write of `w_data` to SEED_HI loads.
     pub seed: Signal<Out, Bits<64>>,
     lo: DFF<Bits<32>>,
     lo_nz: DFF<Bit>,
     wnz: DFF<Bit>,
+    hi_w: DFF<Bit>,
+    hi_addr: K<8, HI>,
 }
 
-impl Logic for SeedStage {
+impl<const HI: u64> Logic for SeedStage<HI> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, lo, lo_nz, wnz);
+        dff_setup!(self, clock, lo, lo_nz, wnz, hi_w);
         self.wnz.d.next = self.wdata.val().any();
+        self.hi_w.d.next = self.we.val() & (self.addr.val() == self.hi_addr.val());
         if self.lo_we.val() {
             self.lo.d.next = self.w_data.val();
             self.lo_nz.d.next = self.wnz.q.val();
         }
         self.hi_ok.next = self.wnz.q.val() | self.lo_nz.q.val();
+        self.hi_we.next = self.hi_w.q.val() & self.hi_ok.val();
         self.seed.next =
             (bit_cast::<64, 32>(self.w_data.val()) << 32) | bit_cast::<64, 32>(self.lo.q.val());
         if self.rst.val() {
             self.lo.d.next = 0.into();
             self.lo_nz.d.next = false;
+            self.hi_w.d.next = false;
         }
     }
 }

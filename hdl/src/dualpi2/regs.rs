@@ -15,7 +15,7 @@ use crate::konst::K;
 use crate::regfront::{InRange, RegBus, RegFront};
 use aqm_golden::dualpi2::consts::HW_QUEUE_CAPACITY;
 use aqm_golden::dualpi2::params::{range, HARDWARE_PARAMS as H};
-use aqm_golden::dualpi2::regs::DUALPI2_ID;
+use aqm_golden::dualpi2::regs::{addr, DUALPI2_ID};
 use aqm_golden::hw::link::BYTE_TIME_RANGE;
 use aqm_golden::hw::FLAG_RANGE;
 use rust_hdl::prelude::*;
@@ -74,7 +74,7 @@ pub struct DualPi2Regs {
     /// A write is being taken this cycle.
     pub busy: Signal<Out, Bit>,
 
-    front: RegFront<{ DUALPI2_ID as u64 }, { HW_QUEUE_CAPACITY as u64 }>,
+    front: RegFront<{ DUALPI2_ID as u64 }, { HW_QUEUE_CAPACITY as u64 }, { addr::SEED_HI as u64 }>,
     /// What the parameters read: every accepted write's value, in one of two slots per parameter
     /// (address {slot, a - 0x10}). A write goes into the slot not in effect when it is accepted, and
     /// the commit makes that slot the one in effect, so that a read never addresses the word written
@@ -198,7 +198,7 @@ impl Logic for DualPi2Regs {
         }
         self.param_start.next = false;
         self.prob_we.next = false;
-        self.seed_we.next = false;
+        self.seed_we.next = self.front.seed_we.val();
         self.ok.next = false;
         self.param.next = false;
         if self.front.w_we.val() {
@@ -212,8 +212,8 @@ impl Logic for DualPi2Regs {
                 }
                 30 => {
                     // SEED_HI: zero is a fixed point of the generator.
+                    // (The load itself, `seed_we`, is the front's, from flip-flops.)
                     self.ok.next = self.front.seed_hi_ok.val();
-                    self.seed_we.next = self.ok.val();
                 }
                 31 => {
                     // PROB: only while the controller is idle.

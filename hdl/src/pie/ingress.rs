@@ -131,9 +131,7 @@ pub struct PieIngress<const BM: u64> {
     pass2: DFF<Bit>,
     ecnok2: DFF<Bit>,
     lp2: DFF<Bits<56>>,
-    // lp's middle and high 20-bit pieces plus one, for the carry-select adders' candidates with a carry.
-    lpm1_2: DFF<Bits<21>>, // lp[39:20] + 1
-    lph1_2: DFF<Bits<17>>, // lp[55:40] + 1
+    lphi1_2: DFF<Bits<30>>, // lp[55:30] + 1, for the carry-select adders
     lpz2: DFF<Bit>,
     rwn2: DFF<Bits<56>>, // the random word >> 8, inverted: lp > rw is the carry out of lp + ~rw
     // For the limit and 2*MTU checks of the packet in P2, from P1: LIMIT, and the bounds on the byte
@@ -223,12 +221,9 @@ pub struct PieIngress<const BM: u64> {
     tg0: Signal<Local, Bit>,
     tg1: Signal<Local, Bit>,
     // V.
-    hit_lo: Signal<Local, Bits<21>>,
-    hit_m0: Signal<Local, Bits<21>>,
-    hit_m1: Signal<Local, Bits<21>>,
-    hit_h0: Signal<Local, Bits<17>>,
-    hit_h1: Signal<Local, Bits<17>>,
-    hit_c2: Signal<Local, Bit>,
+    hit_lo: Signal<Local, Bits<31>>,
+    hit_h0: Signal<Local, Bits<27>>,
+    hit_h1: Signal<Local, Bits<27>>,
     hit: Signal<Local, Bit>,
     t0: Signal<Local, Bit>,
     t1: Signal<Local, Bit>,
@@ -285,8 +280,7 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             pass2,
             ecnok2,
             lp2,
-            lpm1_2,
-            lph1_2,
+            lphi1_2,
             lpz2,
             z_gel,
             z_geh,
@@ -430,8 +424,7 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.pass2.d.next = self.pass1.q.val();
         self.ecnok2.d.next = self.ecnok1.q.val();
         self.lp2.d.next = self.lp1.q.val();
-        self.lpm1_2.d.next = bit_cast::<21, 20>(self.lp1.q.val().get_bits::<20>(20)) + 1;
-        self.lph1_2.d.next = bit_cast::<17, 16>(self.lp1.q.val().get_bits::<16>(40)) + 1;
+        self.lphi1_2.d.next = bit_cast::<30, 26>(self.lp1.q.val().get_bits::<26>(30)) + 1;
         self.lpz2.d.next = !self.lp1.q.val().any();
         self.ge_zl.x.next = bit_cast::<60, 56>(self.lp1.q.val());
         self.ge_zh.x.next = bit_cast::<60, 56>(self.lp1.q.val());
@@ -461,14 +454,12 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         // cell per bit that only holds the carry: 0.85 and 8.5 for both sums were 360 such cells).
         self.kept.base.next = self.acc_r.q.val();
         self.kept.lp.next = self.lp2.q.val();
-        self.kept.lp_m1.next = self.lpm1_2.q.val();
-        self.kept.lp_h1.next = self.lph1_2.q.val();
+        self.kept.lp_hi1.next = self.lphi1_2.q.val();
         // The accumulator becomes the sum of the packet in V: the same against that sum (8.5 if it is
         // at or above 8.5: then so is the next; the sum itself does not matter then).
         self.added.base.next = self.sum3.q.val();
         self.added.lp.next = self.lp2.q.val();
-        self.added.lp_m1.next = self.lpm1_2.q.val();
-        self.added.lp_h1.next = self.lph1_2.q.val();
+        self.added.lp_hi1.next = self.lphi1_2.q.val();
         // (Past 8.5 the next sum is too: `gt` set stands for the whole comparison.)
         self.a_gtl.next = self.added.l_gt.val() | self.geh.val();
         self.a_gth.next = self.added.h_gt.val() | self.geh.val();
@@ -532,25 +523,17 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.ecn3.d.next = self.ecn2.q.val();
         self.tag3.d.next = self.ring_tag.val();
         self.lpz3.d.next = self.lpz2.q.val();
-        // (rnd >> 8) < lp: the carry out of lp + ~rw, carry-select on the look-ahead's three pieces
-        // (with its lp + 1 pieces); then the packet's own flags folded per region of acc + lp.
-        self.hit_lo.next = bit_cast::<21, 20>(self.lp2.q.val().get_bits::<20>(0))
-            + bit_cast::<21, 20>(self.rwn2.q.val().get_bits::<20>(0));
-        self.hit_m0.next = bit_cast::<21, 20>(self.lp2.q.val().get_bits::<20>(20))
-            + bit_cast::<21, 20>(self.rwn2.q.val().get_bits::<20>(20));
-        self.hit_m1.next =
-            self.lpm1_2.q.val() + bit_cast::<21, 20>(self.rwn2.q.val().get_bits::<20>(20));
-        self.hit_h0.next = bit_cast::<17, 16>(self.lp2.q.val().get_bits::<16>(40))
-            + bit_cast::<17, 16>(self.rwn2.q.val().get_bits::<16>(40));
-        self.hit_h1.next =
-            self.lph1_2.q.val() + bit_cast::<17, 16>(self.rwn2.q.val().get_bits::<16>(40));
-        self.hit_c2.next = self.hit_m0.val().get_bit(20);
-        if self.hit_lo.val().get_bit(20) {
-            self.hit_c2.next = self.hit_m1.val().get_bit(20);
-        }
-        self.hit.next = self.hit_h0.val().get_bit(16);
-        if self.hit_c2.val() {
-            self.hit.next = self.hit_h1.val().get_bit(16);
+        // (rnd >> 8) < lp: the carry out of lp + ~rw, carry-select on the halves (lp[55:30] + 1 is
+        // the adders' lphi1); then the packet's own flags folded per region of acc + lp.
+        self.hit_lo.next = bit_cast::<31, 30>(self.lp2.q.val().get_bits::<30>(0))
+            + bit_cast::<31, 30>(self.rwn2.q.val().get_bits::<30>(0));
+        self.hit_h0.next = bit_cast::<27, 26>(self.lp2.q.val().get_bits::<26>(30))
+            + bit_cast::<27, 26>(self.rwn2.q.val().get_bits::<26>(30));
+        self.hit_h1.next = bit_cast::<27, 30>(self.lphi1_2.q.val())
+            + bit_cast::<27, 26>(self.rwn2.q.val().get_bits::<26>(30));
+        self.hit.next = self.hit_h0.val().get_bit(26);
+        if self.hit_lo.val().get_bit(30) {
+            self.hit.next = self.hit_h1.val().get_bit(26);
         }
         self.ecnok3.d.next = self.ecnok2.q.val();
         self.hit3.d.next = self.hit.val();
@@ -721,17 +704,16 @@ impl<const BM: u64> Logic for PieIngress<BM> {
     }
 }
 
-/// P2's look-ahead for one accumulator V can leave: `base + lp` in carry-select form on three 20-bit
-/// pieces (the low piece, and the middle and high pieces without and with the carry from below; `lp_m1`
-/// and `lp_h1` are lp's middle and high pieces plus one, from P1), the sum, and the parts of its
-/// comparisons with 0.85 (`l_*`) and 8.5 (`h_*`) from [`AtLeastSplit`]: the high piece above (`gt`) and
-/// at least (`ge`) the constant's, the pieces below at least the constant's (`lo`).
+/// P2's look-ahead for one accumulator V can leave: `base + lp` in carry-select form (the low half,
+/// and the high half without and with the low half's carry; `lp_hi1` is lp's high half plus one, from
+/// P1), the sum, and the parts of its comparisons with 0.85 (`l_*`) and 8.5 (`h_*`) from
+/// [`AtLeastSplit`]: the high half above (`gt`) and at least (`ge`) the constant's, the low half at
+/// least the constant's (`lo`).
 #[derive(LogicBlock, Default)]
 pub struct LookAhead {
     pub base: Signal<In, Bits<60>>,
     pub lp: Signal<In, Bits<56>>,
-    pub lp_m1: Signal<In, Bits<21>>,
-    pub lp_h1: Signal<In, Bits<17>>,
+    pub lp_hi1: Signal<In, Bits<30>>,
     pub sum: Signal<Out, Bits<60>>,
     pub l_gt: Signal<Out, Bit>,
     pub l_ge: Signal<Out, Bit>,
@@ -739,12 +721,9 @@ pub struct LookAhead {
     pub h_gt: Signal<Out, Bit>,
     pub h_ge: Signal<Out, Bit>,
     pub h_lo: Signal<Out, Bit>,
-    lo: Signal<Local, Bits<21>>,
-    m0: Signal<Local, Bits<21>>,
-    m1: Signal<Local, Bits<21>>,
-    h0: Signal<Local, Bits<20>>,
-    h1: Signal<Local, Bits<20>>,
-    mid: Signal<Local, Bits<21>>,
+    lo: Signal<Local, Bits<31>>,
+    hi0: Signal<Local, Bits<31>>,
+    hi1: Signal<Local, Bits<31>>,
     ge_l: AtLeastSplit<ACCU_LOW>,
     ge_h: AtLeastSplit<ACCU_HIGH>,
 }
@@ -752,37 +731,24 @@ pub struct LookAhead {
 impl Logic for LookAhead {
     #[hdl_gen]
     fn update(&mut self) {
-        self.lo.next = bit_cast::<21, 20>(self.base.val().get_bits::<20>(0))
-            + bit_cast::<21, 20>(self.lp.val().get_bits::<20>(0));
-        self.m0.next = bit_cast::<21, 20>(self.base.val().get_bits::<20>(20))
-            + bit_cast::<21, 20>(self.lp.val().get_bits::<20>(20));
-        self.m1.next = bit_cast::<21, 20>(self.base.val().get_bits::<20>(20)) + self.lp_m1.val();
-        // acc + lp < 2^60: the high piece never carries out.
-        self.h0.next = self.base.val().get_bits::<20>(40)
-            + bit_cast::<20, 16>(self.lp.val().get_bits::<16>(40));
-        self.h1.next = self.base.val().get_bits::<20>(40) + bit_cast::<20, 17>(self.lp_h1.val());
-        self.mid.next = self.m0.val();
-        if self.lo.val().get_bit(20) {
-            self.mid.next = self.m1.val();
-        }
-        self.sum.next = (bit_cast::<60, 20>(self.h0.val()) << 40)
-            | (bit_cast::<60, 20>(self.mid.val().get_bits::<20>(0)) << 20)
-            | bit_cast::<60, 20>(self.lo.val().get_bits::<20>(0));
-        if self.mid.val().get_bit(20) {
-            self.sum.next = (bit_cast::<60, 20>(self.h1.val()) << 40)
-                | (bit_cast::<60, 20>(self.mid.val().get_bits::<20>(0)) << 20)
-                | bit_cast::<60, 20>(self.lo.val().get_bits::<20>(0));
+        self.lo.next = bit_cast::<31, 30>(self.base.val().get_bits::<30>(0))
+            + bit_cast::<31, 30>(self.lp.val().get_bits::<30>(0));
+        self.hi0.next = bit_cast::<31, 30>(self.base.val().get_bits::<30>(30))
+            + bit_cast::<31, 26>(self.lp.val().get_bits::<26>(30));
+        self.hi1.next = bit_cast::<31, 30>(self.base.val().get_bits::<30>(30))
+            + bit_cast::<31, 30>(self.lp_hi1.val());
+        self.sum.next = (bit_cast::<60, 30>(self.hi0.val().get_bits::<30>(0)) << 30)
+            | bit_cast::<60, 30>(self.lo.val().get_bits::<30>(0));
+        if self.lo.val().get_bit(30) {
+            self.sum.next = (bit_cast::<60, 30>(self.hi1.val().get_bits::<30>(0)) << 30)
+                | bit_cast::<60, 30>(self.lo.val().get_bits::<30>(0));
         }
         self.ge_l.lo.next = self.lo.val();
-        self.ge_l.m0.next = self.m0.val();
-        self.ge_l.m1.next = self.m1.val();
-        self.ge_l.h0.next = self.h0.val();
-        self.ge_l.h1.next = self.h1.val();
+        self.ge_l.hi0.next = self.hi0.val().get_bits::<30>(0);
+        self.ge_l.hi1.next = self.hi1.val().get_bits::<30>(0);
         self.ge_h.lo.next = self.lo.val();
-        self.ge_h.m0.next = self.m0.val();
-        self.ge_h.m1.next = self.m1.val();
-        self.ge_h.h0.next = self.h0.val();
-        self.ge_h.h1.next = self.h1.val();
+        self.ge_h.hi0.next = self.hi0.val().get_bits::<30>(0);
+        self.ge_h.hi1.next = self.hi1.val().get_bits::<30>(0);
         self.l_gt.next = self.ge_l.hi_gt.val();
         self.l_ge.next = self.ge_l.hi_ge.val();
         self.l_lo.next = self.ge_l.lo_ge.val();

@@ -16,7 +16,7 @@ use aqm_golden::hw::link::BYTE_TIME_RANGE;
 use aqm_golden::hw::FLAG_RANGE;
 use aqm_golden::pie::consts::ns_to_ticks;
 use aqm_golden::pie::params::{range, DEFAULT_PARAMS as D};
-use aqm_golden::pie::regs::{CAPACITY, PIE_ID};
+use aqm_golden::pie::regs::{addr, CAPACITY, PIE_ID};
 use rust_hdl::prelude::*;
 
 /// `BM`: 1 if the core has the bytemode multiplier (BYTEMODE accepts 0..=1), else 0 (only 0).
@@ -63,7 +63,7 @@ pub struct PieRegs<const BM: u64> {
     /// CONTROL.reset: resets the whole core for one cycle, the cycle after the write.
     pub soft_reset: Signal<Out, Bit>,
 
-    front: RegFront<{ PIE_ID as u64 }, { CAPACITY as u64 }>,
+    front: RegFront<{ PIE_ID as u64 }, { CAPACITY as u64 }, { addr::SEED_HI as u64 }>,
     w_part: DFF<Bits<30>>,
     target_us_r: DFF<Bits<20>>,
     target_ticks_r: DFF<Bits<24>>,
@@ -201,7 +201,7 @@ impl<const BM: u64> Logic for PieRegs<BM> {
         self.prob_wdata.next = self.wide.val().get_bits::<56>(0);
         // PROB_HI: only while the controller is idle (`prob_hi` implies the staged write is to it).
         self.prob_we.next = self.prob_hi.q.val() & !self.ctrl_busy.val();
-        self.seed_we.next = false;
+        self.seed_we.next = self.front.seed_we.val();
         self.mtu_we.next = false;
         self.ok.next = false;
         if self.front.w_we.val() {
@@ -287,8 +287,8 @@ impl<const BM: u64> Logic for PieRegs<BM> {
                 }
                 27 => {
                     // SEED_HI: zero is a fixed point of the generator.
+                    // (The load itself, `seed_we`, is the front's, from flip-flops.)
                     self.ok.next = self.front.seed_hi_ok.val();
-                    self.seed_we.next = self.ok.val();
                 }
                 28 => {
                     // PROB_LO
