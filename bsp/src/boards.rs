@@ -18,17 +18,20 @@ pub struct TopFiles {
     pub pcf: String,
 }
 
-/// The PIE card's core clock, ns per cycle: 71.4 MHz. The card meets it at 73.2 MHz on nextpnr's
-/// default seed, in 54 s of place and route (2026-12-07, since the ingress's len <= MTU is the sign of
-/// MTU - len; at 12 ns the same logic routed to 70.8 and 72.4 on the default seed and seed 2). 72.6
-/// before, default seed, 70 s (since the link model's carry no longer takes one net on both
-/// operands; before, 73.2 on seed 2 in 125 s, the default seed's route stalled and stopped after 58
-/// s). 66.7 MHz (15 ns) before, met at 78.2 on the default seed
-/// (d8dea43: V takes the queue flags made for both pushes of the packet ahead with that push
-/// registered; 71.5 before, 65.4 before the burst-reset strobe left the reset's path); 62.5 MHz before
-/// that. Until the flow stopped stalled routes, 14 ns had no margin: the default seed ran to the time
-/// limit and seed 3 routed to 71.7.
-pub const PIE_NSPC: u64 = 14;
+/// The PIE card's core clock, ns per cycle: 83.3 MHz (since 2026-12-07; 71.4 MHz before). The card
+/// met it at 85.0 MHz on nextpnr's default seed in a trial (g12): the look-ahead's comparisons with
+/// 0.85 and 8.5 are the signs of carry-select chains of acc + (lp - C), lp - C made a stage ahead
+/// (`arith::SignSplit`, `arith::SubConst`), and the burst reset leaves a flip-flop. With the
+/// comparisons as LUT trees after the sum's chain (ABC9 made them six to nine LUTs deep) and the
+/// burst reset fixed, 12 ns routed to 78.0 MHz at best of three seeds; before, 71.8. 14 ns (71.4 MHz)
+/// before that, met at 75.0 (c2a681d, default seed); the history of that clock: 73.2 MHz on the
+/// default seed in 54 s (since the ingress's len <= MTU is the sign of MTU - len), 72.6 before
+/// (since the link model's carry no longer takes one net on both operands; before, 73.2 on seed 2 in
+/// 125 s, the default seed's route stalled and stopped after 58 s). 66.7 MHz (15 ns) before, met at
+/// 78.2 on the default seed (d8dea43: V takes the queue flags made for both pushes of the packet ahead
+/// with that push registered; 71.5 before, 65.4 before the burst-reset strobe left the reset's path);
+/// 62.5 MHz before that.
+pub const PIE_NSPC: u64 = 12;
 /// The DualPI2 card's core clock, ns per cycle: 55.6 MHz (since 2026-12-07; 50 MHz before). The card
 /// meets it at 56.8 MHz on seed 2 (default seed 55.0), in 72 s of place and route with the seeds side
 /// by side (dd29b61: the drop drives single flip-flops, the credit is kept less one so that the pick is
@@ -126,7 +129,7 @@ mod tests {
         assert_eq!(boards, cores);
     }
 
-    /// The settings icepll (fpga-icestorm) gives for 40, 41.7, 50, 55.6, 62.5, 66.7 and 71.4 MHz from 100, and none for a clock
+    /// The settings icepll (fpga-icestorm) gives for 40, 41.7, 50, 55.6, 62.5, 66.7, 71.4 and 83.3 MHz from 100, and none for a clock
     /// the PLL cannot make exactly.
     #[test]
     fn pll_settings_match_icepll() {
@@ -145,6 +148,9 @@ mod tests {
         assert_eq!(pll_settings(16), s(0, 9, 4, 5));
         assert_eq!(pll_settings(15), s(2, 15, 3, 3));
         assert_eq!(pll_settings(14), s(6, 39, 3, 1));
+        // (`icepll -o 83.34`; asked for 83.3333 it gives DIVR 8, DIVF 59, just as exact, which its
+        // floating-point error comparison happens to prefer.)
+        assert_eq!(pll_settings(12), s(2, 19, 3, 3));
         // 1 / 22 GHz needs a phase detector below 10 MHz; 1 / 17 GHz has no exact ratio.
         assert_eq!(pll_settings(22), None);
         assert_eq!(pll_settings(17), None);

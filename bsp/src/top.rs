@@ -7,8 +7,8 @@
 //! no model.
 //!
 //! LEDs (0..7): heartbeat, frame answered, frame refused, enqueued, CE-marked, early drop, tail drop,
-//! departure; each event stretched to 4 or 5 ticks of 2^20 cycles (59 to 73 ms at 71.4 MHz, 84 to
-//! 105 ms at 50 MHz).
+//! departure; each event stretched to 4 or 5 ticks of 2^20 cycles (50 to 63 ms at 83.3 MHz, 75 to
+//! 94 ms at 55.6 MHz).
 
 use rust_hdl::prelude::*;
 
@@ -351,7 +351,7 @@ board_top!(
 );
 
 /// Cycles per UART bit at 1 Mbaud for a core clock of `nspc` ns per cycle, rounded to the nearest: 1000
-/// / `nspc`, so 40 at 25 ns and 50 at 20 ns; at 14 ns (71.4 MHz) 71 cycles, a bit 0.6 % short, well
+/// / `nspc`, so 40 at 25 ns and 50 at 20 ns; at 12 ns (83.3 MHz) 83 cycles, a bit 0.4 % short, well
 /// inside what an 8N1 receiver tolerates (it samples each bit in its middle and resynchronises on every start bit).
 pub const fn uart_cpb(nspc: u64) -> u64 {
     (1000 + nspc / 2) / nspc

@@ -1,8 +1,9 @@
 //! Arithmetic shaped for the iCE40's carry chains: three words to two without a chain ([`Csa`]),
 //! `a + b - c` as one chain ([`AddSub`]), an age's comparison with a threshold in shorter chains side by
 //! side ([`AgeAbove`]), an accumulator plus a small product as one adder tree ([`WeightedAdd`]), and
-//! comparisons with a constant as balanced and/or trees instead of a chain ([`AtLeast`],
-//! [`AtLeastSplit`]; the register files' range checks, `regfront::InRange`, use the same trees).
+//! comparisons with a constant as balanced and/or trees instead of a chain (the register files' range
+//! checks, `regfront::InRange`), and the sign of a sum in carry-select chains with its operand made a
+//! stage ahead ([`SignSplit`], [`SubConst`]).
 
 use rust_hdl::prelude::*;
 
@@ -55,8 +56,9 @@ impl<const W: usize> Logic for AddSub<W> {
 /// bits `i` down to 0 of the signal `x` (no adder, so no carry chain), true for `i < 0`.
 ///
 /// The terms form a balanced tree ([`cmp_tree`]), about log2(i) and-or levels deep. Written as a chain
-/// from the top bit down, ABC kept it a chain of LUTs, one per bit or two: behind an adder, 8 LUT levels
-/// for a 30-bit comparison on the PIE ingress's longest path.
+/// from the top bit down, ABC kept it a chain of LUTs, one per bit or two. (Behind an adder even the
+/// tree came out six to nine LUTs deep with ABC9, which sees the chain's late bits: the PIE ingress
+/// compares its sums as [`SignSplit`]s instead.)
 pub(crate) fn const_cmp(x: &str, le: bool, c: u64, i: i32) -> String {
     if i < 0 {
         return "1'b1".into();
@@ -125,108 +127,74 @@ fn cmp_tree(x: &str, c: u64, hi: u32, lo: u32) -> (Term, Term, Term) {
     )
 }
 
-/// `x >= C` for a `W`-bit `x` (at most 63 bits) and a constant `C`, as plain logic like [`InRange`]: no
-/// carry chain, so on the iCE40 no logic cell that holds only a carry (a comparison in a carry chain takes
-/// one cell per bit whose LUT nothing else can use).
+/// `a + d >= 0` for a 60-bit unsigned `a` and a 61-bit two's complement `d` whose sum is within
+/// +-2^60 (bit 60 of the sum modulo 2^61 is its sign), in carry-select form: the low 30 bits' chain
+/// and the high 31 bits' two chains (`a - !d` is `a + d + 1`, one chain) side by side, the low carry
+/// choosing. A comparison `a + x >= C` is this with `d` = x - C from a stage ahead ([`SubConst`]): a
+/// carry chain and a select after `a`'s flip-flops, where a tree of LUTs on the sum's bits waits for
+/// the sum's chain first (the PIE ingress's look-ahead).
 #[derive(LogicBlock, Default)]
-pub struct AtLeast<const W: usize, const C: u64> {
-    pub x: Signal<In, Bits<W>>,
-    pub ok: Signal<Out, Bit>,
+pub struct SignSplit {
+    pub a: Signal<In, Bits<60>>,
+    pub d: Signal<In, Bits<61>>,
+    pub nonneg: Signal<Out, Bit>,
+    lo: Signal<Local, Bits<31>>,
+    ah: Signal<Local, Bits<31>>,
+    h0: Signal<Local, Bits<31>>,
+    h1: Signal<Local, Bits<31>>,
 }
 
-impl<const W: usize, const C: u64> AtLeast<W, C> {
-    const WIDTH: () = assert!(W < 64);
-}
-
-/// `x >= c` for the `w`-bit signal `x` as a Verilog expression: false when `c` needs more bits.
-fn at_least(x: &str, c: u64, w: u32) -> String {
-    if c >> w != 0 {
-        "1'b0".into()
-    } else {
-        const_cmp(x, false, c, w as i32 - 1)
-    }
-}
-
-impl<const W: usize, const C: u64> Logic for AtLeast<W, C> {
+impl Logic for SignSplit {
+    #[hdl_gen]
     fn update(&mut self) {
-        #[allow(clippy::let_unit_value)]
-        let _ = Self::WIDTH;
-        self.ok.next = self.x.val().to_u64() >= C;
-    }
-
-    fn connect(&mut self) {
-        self.ok.connect();
-    }
-
-    fn hdl(&self) -> Verilog {
-        Verilog::Custom(format!(
-            "always @(*) ok = {};\n",
-            at_least("x", C, W as u32)
-        ))
-    }
-}
-
-/// `{hi, lo} >= C` for a 60-bit sum in carry-select form: `lo` the low half's adder (bit 30 its carry),
-/// `hi0` and `hi1` the high half without and with that carry. The comparison is made on both candidates
-/// before the carry chooses, so it does not wait for the choice.
-///
-/// It is given in parts, for a pipeline that registers them and finishes the comparison in the next
-/// stage with one LUT, `hi_gt | (hi_ge & lo_ge)`: `hi_gt` / `hi_ge` the high half (chosen by the carry)
-/// above / at least `C`'s, and `lo_ge` the low half at least `C`'s.
-#[derive(LogicBlock, Default)]
-pub struct AtLeastSplit<const C: u64> {
-    pub lo: Signal<In, Bits<31>>,
-    pub hi0: Signal<In, Bits<30>>,
-    pub hi1: Signal<In, Bits<30>>,
-    pub hi_gt: Signal<Out, Bit>,
-    pub hi_ge: Signal<Out, Bit>,
-    pub lo_ge: Signal<Out, Bit>,
-}
-
-impl<const C: u64> AtLeastSplit<C> {
-    const WIDTH: () = assert!(C < 1 << 60);
-}
-
-impl<const C: u64> Logic for AtLeastSplit<C> {
-    fn update(&mut self) {
-        #[allow(clippy::let_unit_value)]
-        let _ = Self::WIDTH;
-        let lo = self.lo.val().to_u64();
-        let hi = if lo >> 30 == 1 {
-            self.hi1.val()
-        } else {
-            self.hi0.val()
+        self.lo.next = bit_cast::<31, 30>(self.a.val().get_bits::<30>(0))
+            + bit_cast::<31, 30>(self.d.val().get_bits::<30>(0));
+        self.ah.next = bit_cast::<31, 30>(self.a.val().get_bits::<30>(30));
+        self.h0.next = self.ah.val() + self.d.val().get_bits::<31>(30);
+        self.h1.next = self.ah.val() - !self.d.val().get_bits::<31>(30);
+        self.nonneg.next = !self.h0.val().get_bit(30);
+        if self.lo.val().get_bit(30) {
+            self.nonneg.next = !self.h1.val().get_bit(30);
         }
-        .to_u64();
-        let lo = lo & ((1 << 30) - 1);
-        self.hi_gt.next = hi > C >> 30;
-        self.hi_ge.next = hi >= C >> 30;
-        self.lo_ge.next = lo >= C & ((1 << 30) - 1);
+    }
+}
+
+/// `x - C` modulo 2^61 for a 56-bit `x` and a constant `C` < 2^60, as `x + (2^61 - C)` in carry-select
+/// form: the low 30 bits' chain and the high 31 bits' two chains (with the constant's high part, and
+/// with it plus one) side by side, the low carry choosing.
+#[derive(LogicBlock, Default)]
+pub struct SubConst<const C: u64> {
+    pub x: Signal<In, Bits<56>>,
+    pub d: Signal<Out, Bits<61>>,
+}
+
+impl<const C: u64> SubConst<C> {
+    const WIDTH: () = assert!(C < 1 << 60);
+    const K: u64 = (1u64 << 61) - C;
+}
+
+impl<const C: u64> Logic for SubConst<C> {
+    fn update(&mut self) {
+        #[allow(clippy::let_unit_value)]
+        let _ = Self::WIDTH;
+        let x = self.x.val().to_u64();
+        self.d.next = (x.wrapping_sub(C) & ((1 << 61) - 1)).to_bits();
     }
 
     fn connect(&mut self) {
-        self.hi_gt.connect();
-        self.hi_ge.connect();
-        self.lo_ge.connect();
+        self.d.connect();
     }
 
     fn hdl(&self) -> Verilog {
-        let (chi, clo) = (C >> 30, C & ((1 << 30) - 1));
+        let k = Self::K;
+        let (kh, kl) = (k >> 30, k & ((1 << 30) - 1));
         Verilog::Custom(format!(
-            "wire h0_gt = {h0gt};\n\
-             wire h0_ge = {h0ge};\n\
-             wire h1_gt = {h1gt};\n\
-             wire h1_ge = {h1ge};\n\
-             always @(*) begin\n\
-             \x20 lo_ge = {lo};\n\
-             \x20 hi_gt = lo[30] ? h1_gt : h0_gt;\n\
-             \x20 hi_ge = lo[30] ? h1_ge : h0_ge;\n\
-             end\n",
-            lo = at_least("lo", clo, 30),
-            h0gt = at_least("hi0", chi + 1, 30),
-            h0ge = at_least("hi0", chi, 30),
-            h1gt = at_least("hi1", chi + 1, 30),
-            h1ge = at_least("hi1", chi, 30),
+            "wire [30:0] lo = {{1'b0, x[29:0]}} + 31'd{kl};\n\
+             wire [30:0] xh = {{5'd0, x[55:30]}};\n\
+             wire [30:0] h0 = xh + 31'd{kh};\n\
+             wire [30:0] h1 = xh + 31'd{kh1};\n\
+             always @(*) d = {{lo[30] ? h1 : h0, lo[29:0]}};\n",
+            kh1 = (kh + 1) & 0x7FFF_FFFF,
         ))
     }
 }
@@ -430,29 +398,6 @@ pub(crate) mod tests {
         }
     }
 
-    macro_rules! split {
-        ($($c:expr),*) => {$({
-            let c: u64 = $c;
-            let (h, l) = (c >> 30, c & ((1 << 30) - 1));
-            prove(
-                "split",
-                "input [30:0] lo, input [29:0] hi0, input [29:0] hi1",
-                &body(AtLeastSplit::<{ $c }>::default().hdl()),
-                &format!(
-                    "(hi_gt | (hi_ge & lo_ge)) == ({{lo[30] ? hi1 : hi0, lo[29:0]}} >= 60'd{c}) \\
-                     && hi_gt == ((lo[30] ? hi1 : hi0) > 30'd{h}) \\
-                     && hi_ge == ((lo[30] ? hi1 : hi0) >= 30'd{h}) && lo_ge == (lo[29:0] >= 30'd{l})"
-                ),
-            );
-            prove(
-                "at_least",
-                "input [59:0] x",
-                &body(AtLeast::<60, { $c }>::default().hdl()),
-                &format!("ok == (x >= 60'd{c})"),
-            );
-        })*};
-    }
-
     #[test]
     fn weighted_add_is_acc_plus_w_times_len() {
         // Every weight against lengths and accumulators at their edges, then random words (yosys's
@@ -485,6 +430,74 @@ pub(crate) mod tests {
                 "{acc} + {w} x {len}"
             );
         }
+    }
+
+    #[test]
+    fn sign_split_is_the_sign_of_the_sum_for_every_input() {
+        let mut m = SignSplit::default();
+        m.connect_all();
+        let v = format!(
+            "{}\nmodule chk(input [59:0] a, input [60:0] d, output eq);\n\
+             wire nonneg;\n\
+             top u(.a(a), .d(d), .nonneg(nonneg));\n\
+             wire [60:0] r = {{1'd0, a}} + d;\n\
+             assign eq = nonneg == !r[60];\nendmodule\n",
+            generate_verilog(&m)
+        );
+        if let Err(e) = prove_chk("sign_split", &v) {
+            panic!("SignSplit: {e}");
+        }
+        // And the simulation model, around zero and at the carry between the parts.
+        let mut rng = XorShift64::new(11).unwrap();
+        for k in 0..20_000u64 {
+            let a = rng.next_word() & ((1 << 60) - 1);
+            let near = (a as i64).wrapping_neg().wrapping_add((k % 5) as i64 - 2);
+            let d = match k % 3 {
+                0 => rng.next_word() & ((1 << 61) - 1),
+                1 => (near as u64) & ((1 << 61) - 1),
+                _ => ((near as u64) ^ (rng.next_word() & ((1 << 30) - 1))) & ((1 << 61) - 1),
+            };
+            m.a.next = a.to_bits();
+            m.d.next = d.to_bits();
+            settle(&mut m);
+            let r = (a + d) & ((1 << 61) - 1);
+            assert_eq!(m.nonneg.val(), r >> 60 == 0, "a {a} d {d}");
+        }
+    }
+
+    macro_rules! sub_const {
+        ($($c:expr),*) => {$({
+            let c: u64 = $c;
+            let v = format!(
+                "module chk(input [55:0] x, output eq);\n  reg [60:0] d;\n{}\n  \
+                 wire [60:0] want = {{5'd0, x}} - 61'd{c};\n  assign eq = d == want;\nendmodule\n",
+                body(SubConst::<{ $c }>::default().hdl())
+            );
+            if let Err(e) = prove_chk("sub_const", &v) {
+                panic!("SubConst<{c}>: {e}");
+            }
+            let mut m = SubConst::<{ $c }>::default();
+            m.connect_all();
+            for x in [0u64, 1, (1 << 30) - 1, 1 << 30, (1 << 56) - 1, 0x00AB_CDEF_0123_4567] {
+                m.x.next = x.to_bits();
+                settle(&mut m);
+                assert_eq!(m.d.val().to_u64(), x.wrapping_sub(c) & ((1 << 61) - 1), "x {x}");
+            }
+        })*};
+    }
+
+    #[test]
+    fn sub_const_is_x_minus_c_for_every_input() {
+        use aqm_golden::pie::consts::{ACCU_HIGH, ACCU_LOW};
+        sub_const!(
+            ACCU_LOW,
+            ACCU_HIGH,
+            0,
+            1,
+            (1 << 30) - 1,
+            1 << 30,
+            (1 << 60) - 1
+        );
     }
 
     #[test]
@@ -522,21 +535,5 @@ pub(crate) mod tests {
             let age = now.wrapping_sub(ts) & ((1 << 40) - 1);
             assert_eq!(m.above.val(), age > thr, "now {now} ts {ts} thr {thr}");
         }
-    }
-
-    #[test]
-    fn the_comparators_verilog_is_the_comparison_for_every_input() {
-        use aqm_golden::pie::consts::{ACCU_HIGH, ACCU_LOW};
-        split!(
-            ACCU_LOW,
-            ACCU_HIGH,
-            0,
-            1,
-            (1 << 30) - 1,
-            1 << 30,
-            (1 << 30) + 1,
-            (1 << 60) - 1,
-            0x0AAA_AAAA_5555_5555
-        );
     }
 }

@@ -6,11 +6,11 @@
 //!             the tag and length go into a ring in block RAM
 //!        [P0  bytemode only: len x (prob/MTU), one hex digit of prob/MTU per cycle, 13 cycles, during
 //!             which `in_ready` is low. Packet mode never stalls.]
-//!         P1  local probability lp (step 4), lp >= 0.85 and lp >= 8.5; the packet takes one random
+//!         P1  local probability lp (step 4), lp - 0.85 and lp - 8.5; the packet takes one random
 //!             word; its tag and length are read from the ring
-//!         P2  look-ahead: acc + lp, and acc + lp >= 0.85 and >= 8.5 (in parts, finished in V), for each
-//!             accumulator the packet can find in V (the one now, the sum of the packet in V, or 0), the
-//!             right one chosen by the verdict of the packet in V; (rnd >> 8) < lp
+//!         P2  look-ahead: acc + lp, and acc + lp >= 0.85 and >= 8.5, for each accumulator the packet
+//!             can find in V (the one now, the sum of the packet in V, or 0), the right one chosen by
+//!             the verdict of the packet in V; (rnd >> 8) < lp
 //!         V   the verdict from the flags of P2 (with the limit and 2*MTU checks against the queue as V
 //!             finds it, from LIMIT and MTU of P1, made for both pushes of the packet ahead and chosen
 //!             in V by that push, registered; a departure in the cycle before V still counts);
@@ -21,19 +21,18 @@
 //! at one packet per clock, so nothing wide is computed on it in V: P2 computes, for the packet behind
 //! the one in V, its sum and both threshold comparisons against every accumulator V can leave (kept,
 //! cleared, or the sum of the packet in V), and V's verdict only selects among them. Every carry chain
-//! is at most 31 bits (the HX8K closes a bare 64-bit adder at only ~90 MHz): 60-bit sums are carry-select
-//! on 30-bit halves. The comparisons of a sum with 0.85 and 8.5 are logic, not carry chains: a
-//! comparison in a carry chain takes a logic cell per bit that holds nothing but the carry (as sign
-//! chains of acc + (lp - C), they took 360 such cells, with 250 flip-flops for lp - C: the PIE card went
-//! from 6595 to 6123 logic cells). Each is made on both carry-select candidates of the sum before the
-//! low half's carry chooses ([`AtLeastSplit`]), so it runs beside the select instead of after it (the
-//! ingress alone: 67.8 -> 76.2 MHz for 36 logic cells). P2 registers each comparison in three parts
-//! (the high half above, at least, the low half at least the constant's) and V finishes it with one
-//! LUT, so the loop through the accumulator carries no part of the comparison after its trees.
+//! is at most 32 bits (the HX8K closes a bare 64-bit adder at only ~90 MHz): 60-bit sums are carry-select
+//! on 30-bit halves. A comparison acc + lp >= C is the sign of acc + (lp - C), lp - C made in P1
+//! ([`SubConst`]), in carry-select chains side by side ([`SignSplit`]): after the accumulator's
+//! flip-flops one chain and a select, and V reads each comparison from one flip-flop. As balanced LUT
+//! trees on the sum's bits (fewer cells: a comparison in a chain takes a logic cell per bit that holds
+//! only the carry), they waited for the sum's chain and ABC9 made them six to nine LUTs deep: the PIE
+//! card then routed at best to 78.0 MHz, 1.3 ns short of 12 ns; as signs it met 83.3 MHz, for about
+//! 400 logic cells (6057 -> 6448 on the card).
 //! The accumulator saturates at 8.5 (`ACCU_MAX` = `ACCU_HIGH`), so "saturated" is the comparison with
 //! 8.5 that the look-ahead makes anyway: a sum at or above it stands for 8.5, and acc + lp < 2^60.
 
-use crate::arith::{AtLeast, AtLeastSplit};
+use crate::arith::{SignSplit, SubConst};
 use crate::bram::BlockRam;
 use crate::konst::K;
 use aqm_golden::pie::consts::{ACCU_HIGH, ACCU_LOW, ACCU_MAX};
@@ -131,9 +130,11 @@ pub struct PieIngress<const BM: u64> {
     pass2: DFF<Bit>,
     ecnok2: DFF<Bit>,
     lp2: DFF<Bits<56>>,
-    lphi1_2: DFF<Bits<30>>, // lp[55:30] + 1, for the carry-select adders
     lpz2: DFF<Bit>,
     rwn2: DFF<Bits<56>>, // the random word >> 8, inverted: lp > rw is the carry out of lp + ~rw
+    // lp - 0.85 and lp - 8.5, 61-bit two's complement: acc + lp >= C is the sign of acc + (lp - C).
+    dl2: DFF<Bits<61>>,
+    dh2: DFF<Bits<61>>,
     // For the limit and 2*MTU checks of the packet in P2, from P1: LIMIT, and the bounds on the byte
     // backlog below which it is under 2*MTU (the packet in P2 enqueued or not).
     lim2: DFF<Bits<11>>,
@@ -170,15 +171,9 @@ pub struct PieIngress<const BM: u64> {
     vnl: Signal<Local, Bit>,
     vnd: Signal<Local, Bit>,
     sum3: DFF<Bits<60>>, // acc + lp of the packet in V (with the accumulator it finds), or 8.5 ...
-    // ... acc + lp >= 0.85 (l) and >= 8.5 (h, and then sum3 stands for 8.5), in the parts of
-    // `AtLeastSplit` (high half above, high half at least, low half at least the constant's), so that
-    // P2 leaves out the comparison's last LUT and V finishes it: gel = gt | (ge & lo).
-    gl_gt3: DFF<Bit>,
-    gl_ge3: DFF<Bit>,
-    gl_lo3: DFF<Bit>,
-    gh_gt3: DFF<Bit>,
-    gh_ge3: DFF<Bit>,
-    gh_lo3: DFF<Bit>,
+    // ... acc + lp >= 0.85 (l) and >= 8.5 (h, and then sum3 stands for 8.5).
+    gel3: DFF<Bit>,
+    geh3: DFF<Bit>,
     gel: Signal<Local, Bit>,
     geh: Signal<Local, Bit>,
     // D2 of a departure: its length leaves the byte backlog.
@@ -208,12 +203,12 @@ pub struct PieIngress<const BM: u64> {
     m_hi: Signal<Local, Bits<13>>,
     m_t: Signal<Local, Bits<15>>,
     m_s: Signal<Local, Bits<15>>,
-    // P2's look-ahead: `k` with the accumulator kept, `a` with the sum of the packet in V.
-    a_gtl: Signal<Local, Bit>,
-    a_gth: Signal<Local, Bit>,
-    /// lp >= 0.85 and lp >= 8.5 (the look-ahead with the accumulator cleared), from P1.
-    z_gel: DFF<Bit>,
-    z_geh: DFF<Bit>,
+    // P2's look-ahead with the sum of the packet in V.
+    a_gel: Signal<Local, Bit>,
+    a_geh: Signal<Local, Bit>,
+    /// lp - 0.85 and lp - 8.5, from P1 into P2.
+    sub_l: SubConst<ACCU_LOW>,
+    sub_h: SubConst<ACCU_HIGH>,
     w0: Signal<Local, Bits<18>>,
     sm0: Signal<Local, Bit>,
     sm1: Signal<Local, Bit>,
@@ -247,8 +242,6 @@ pub struct PieIngress<const BM: u64> {
     /// P2's look-ahead on the kept accumulator and on the sum of the packet in V.
     kept: LookAhead,
     added: LookAhead,
-    ge_zl: AtLeast<60, ACCU_LOW>,
-    ge_zh: AtLeast<60, ACCU_HIGH>,
     bytemode_hw: K<1, BM>,
 }
 
@@ -280,11 +273,10 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             pass2,
             ecnok2,
             lp2,
-            lphi1_2,
             lpz2,
-            z_gel,
-            z_geh,
             rwn2,
+            dl2,
+            dh2,
             v3,
             len3,
             ecn3,
@@ -305,12 +297,8 @@ impl<const BM: u64> Logic for PieIngress<BM> {
             vnd3p,
             pushed_r,
             sum3,
-            gl_gt3,
-            gl_ge3,
-            gl_lo3,
-            gh_gt3,
-            gh_ge3,
-            gh_lo3,
+            gel3,
+            geh3,
             dq2_valid,
             dq2_len,
             lim2,
@@ -424,12 +412,13 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.pass2.d.next = self.pass1.q.val();
         self.ecnok2.d.next = self.ecnok1.q.val();
         self.lp2.d.next = self.lp1.q.val();
-        self.lphi1_2.d.next = bit_cast::<30, 26>(self.lp1.q.val().get_bits::<26>(30)) + 1;
         self.lpz2.d.next = !self.lp1.q.val().any();
-        self.ge_zl.x.next = bit_cast::<60, 56>(self.lp1.q.val());
-        self.ge_zh.x.next = bit_cast::<60, 56>(self.lp1.q.val());
-        self.z_gel.d.next = self.ge_zl.ok.val();
-        self.z_geh.d.next = self.ge_zh.ok.val();
+        // lp - C for both thresholds (its sign is lp < C: the look-ahead with the accumulator
+        // cleared).
+        self.sub_l.x.next = self.lp1.q.val();
+        self.sub_h.x.next = self.lp1.q.val();
+        self.dl2.d.next = self.sub_l.d.val();
+        self.dh2.d.next = self.sub_h.d.val();
         self.rwn2.d.next = !bit_cast::<56, 64>(self.rnd.val() >> 8);
         // The byte backlog of the cycle after next is B - (D2 of next cycle) + (the push of the packet
         // now in P2, if any) = B - deq + push; it is under 2*MTU iff B < 2*MTU + deq - push.
@@ -444,25 +433,26 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.lim2.d.next = self.limit.val();
         self.limm2.d.next = bit_cast::<12, 11>(self.limit.val()) - 1;
 
-        // V's comparisons of its sum with 0.85 and 8.5, finished from their registered parts (one LUT
-        // each).
-        self.gel.next = self.gl_gt3.q.val() | (self.gl_ge3.q.val() & self.gl_lo3.q.val());
-        self.geh.next = self.gh_gt3.q.val() | (self.gh_ge3.q.val() & self.gh_lo3.q.val());
+        // V's comparisons of its sum with 0.85 and 8.5, made in P2.
+        self.gel.next = self.gel3.q.val();
+        self.geh.next = self.geh3.q.val();
 
         // P2: the look-ahead. Kept accumulator: acc + lp (carry-select halves), and acc + lp >= C for
         // both thresholds compared as logic on the halves (a comparison in a carry chain takes a logic
         // cell per bit that only holds the carry: 0.85 and 8.5 for both sums were 360 such cells).
         self.kept.base.next = self.acc_r.q.val();
         self.kept.lp.next = self.lp2.q.val();
-        self.kept.lp_hi1.next = self.lphi1_2.q.val();
+        self.kept.dl.next = self.dl2.q.val();
+        self.kept.dh.next = self.dh2.q.val();
         // The accumulator becomes the sum of the packet in V: the same against that sum (8.5 if it is
         // at or above 8.5: then so is the next; the sum itself does not matter then).
         self.added.base.next = self.sum3.q.val();
         self.added.lp.next = self.lp2.q.val();
-        self.added.lp_hi1.next = self.lphi1_2.q.val();
-        // (Past 8.5 the next sum is too: `gt` set stands for the whole comparison.)
-        self.a_gtl.next = self.added.l_gt.val() | self.geh.val();
-        self.a_gth.next = self.added.h_gt.val() | self.geh.val();
+        self.added.dl.next = self.dl2.q.val();
+        self.added.dh.next = self.dh2.q.val();
+        // (Past 8.5 the next sum is too.)
+        self.a_gel.next = self.added.ge_l.val() | self.geh.val();
+        self.a_geh.next = self.added.ge_h.val() | self.geh.val();
 
         // The queue as the packet in P2 will find it in V: count + push against LIMIT (a packet that
         // departs in V's previous cycle still counts: that keeps the pop, a late signal with a large
@@ -523,14 +513,14 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.ecn3.d.next = self.ecn2.q.val();
         self.tag3.d.next = self.ring_tag.val();
         self.lpz3.d.next = self.lpz2.q.val();
-        // (rnd >> 8) < lp: the carry out of lp + ~rw, carry-select on the halves (lp[55:30] + 1 is
-        // the adders' lphi1); then the packet's own flags folded per region of acc + lp.
+        // (rnd >> 8) < lp: the carry out of lp + ~rw, carry-select on the halves; then the packet's own flags folded per region of acc + lp.
         self.hit_lo.next = bit_cast::<31, 30>(self.lp2.q.val().get_bits::<30>(0))
             + bit_cast::<31, 30>(self.rwn2.q.val().get_bits::<30>(0));
         self.hit_h0.next = bit_cast::<27, 26>(self.lp2.q.val().get_bits::<26>(30))
             + bit_cast::<27, 26>(self.rwn2.q.val().get_bits::<26>(30));
-        self.hit_h1.next = bit_cast::<27, 30>(self.lphi1_2.q.val())
-            + bit_cast::<27, 26>(self.rwn2.q.val().get_bits::<26>(30));
+        // (`a - !b` is a + b + 1 in one chain.)
+        self.hit_h1.next = bit_cast::<27, 26>(self.lp2.q.val().get_bits::<26>(30))
+            - !bit_cast::<27, 26>(self.rwn2.q.val().get_bits::<26>(30));
         self.hit.next = self.hit_h0.val().get_bit(26);
         if self.hit_lo.val().get_bit(30) {
             self.hit.next = self.hit_h1.val().get_bit(26);
@@ -538,29 +528,17 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.ecnok3.d.next = self.ecnok2.q.val();
         self.hit3.d.next = self.hit.val();
         self.zb3.d.next = self.lpz2.q.val() | !self.ecnok2.q.val();
-        // The comparisons' parts for the accumulator V leaves: kept (k), the sum of the packet in V (a)
-        // or cleared (lp alone: its flag as `gt`).
-        self.gl_gt3.d.next = self.kept.l_gt.val();
-        self.gl_ge3.d.next = self.kept.l_ge.val();
-        self.gl_lo3.d.next = self.kept.l_lo.val();
-        self.gh_gt3.d.next = self.kept.h_gt.val();
-        self.gh_ge3.d.next = self.kept.h_ge.val();
-        self.gh_lo3.d.next = self.kept.h_lo.val();
+        // The comparisons for the accumulator V leaves: kept, the sum of the packet in V, or cleared
+        // (lp alone: the sign of lp - C).
+        self.gel3.d.next = self.kept.ge_l.val();
+        self.geh3.d.next = self.kept.ge_h.val();
         if self.sel_add.val() {
-            self.gl_gt3.d.next = self.a_gtl.val();
-            self.gl_ge3.d.next = self.added.l_ge.val();
-            self.gl_lo3.d.next = self.added.l_lo.val();
-            self.gh_gt3.d.next = self.a_gth.val();
-            self.gh_ge3.d.next = self.added.h_ge.val();
-            self.gh_lo3.d.next = self.added.h_lo.val();
+            self.gel3.d.next = self.a_gel.val();
+            self.geh3.d.next = self.a_geh.val();
         }
         if self.sel_zero.val() {
-            self.gl_gt3.d.next = self.z_gel.q.val();
-            self.gl_ge3.d.next = false;
-            self.gl_lo3.d.next = false;
-            self.gh_gt3.d.next = self.z_geh.q.val();
-            self.gh_ge3.d.next = false;
-            self.gh_lo3.d.next = false;
+            self.gel3.d.next = !self.dl2.q.val().get_bit(60);
+            self.geh3.d.next = !self.dh2.q.val().get_bit(60);
         }
         self.sum3.d.next = self.kept.sum.val();
         if self.sel_add.val() {
@@ -706,26 +684,25 @@ impl<const BM: u64> Logic for PieIngress<BM> {
 
 /// P2's look-ahead for one accumulator V can leave: `base + lp` in carry-select form (the low half,
 /// and the high half without and with the low half's carry; `lp_hi1` is lp's high half plus one, from
-/// P1), the sum, and the parts of its comparisons with 0.85 (`l_*`) and 8.5 (`h_*`) from
-/// [`AtLeastSplit`]: the high half above (`gt`) and at least (`ge`) the constant's, the low half at
-/// least the constant's (`lo`).
+/// P1), the sum, and its comparisons with 0.85 (`ge_l`) and 8.5 (`ge_h`) as the signs of `base + dl`
+/// and `base + dh` (`dl` = lp - 0.85, `dh` = lp - 8.5, from P1), each in the same carry-select form.
+/// A comparison is then a carry chain and a select after the base's flip-flops: as balanced trees of
+/// LUTs on the sum's bits after its chain, ABC9 made them six to nine LUTs deep, 1.3 ns short of a
+/// 12 ns clock on the PIE card.
 #[derive(LogicBlock, Default)]
 pub struct LookAhead {
     pub base: Signal<In, Bits<60>>,
     pub lp: Signal<In, Bits<56>>,
-    pub lp_hi1: Signal<In, Bits<30>>,
+    pub dl: Signal<In, Bits<61>>,
+    pub dh: Signal<In, Bits<61>>,
     pub sum: Signal<Out, Bits<60>>,
-    pub l_gt: Signal<Out, Bit>,
-    pub l_ge: Signal<Out, Bit>,
-    pub l_lo: Signal<Out, Bit>,
-    pub h_gt: Signal<Out, Bit>,
-    pub h_ge: Signal<Out, Bit>,
-    pub h_lo: Signal<Out, Bit>,
+    pub ge_l: Signal<Out, Bit>,
+    pub ge_h: Signal<Out, Bit>,
     lo: Signal<Local, Bits<31>>,
     hi0: Signal<Local, Bits<31>>,
     hi1: Signal<Local, Bits<31>>,
-    ge_l: AtLeastSplit<ACCU_LOW>,
-    ge_h: AtLeastSplit<ACCU_HIGH>,
+    sign_l: SignSplit,
+    sign_h: SignSplit,
 }
 
 impl Logic for LookAhead {
@@ -736,25 +713,19 @@ impl Logic for LookAhead {
         self.hi0.next = bit_cast::<31, 30>(self.base.val().get_bits::<30>(30))
             + bit_cast::<31, 26>(self.lp.val().get_bits::<26>(30));
         self.hi1.next = bit_cast::<31, 30>(self.base.val().get_bits::<30>(30))
-            + bit_cast::<31, 30>(self.lp_hi1.val());
+            - !bit_cast::<31, 26>(self.lp.val().get_bits::<26>(30));
         self.sum.next = (bit_cast::<60, 30>(self.hi0.val().get_bits::<30>(0)) << 30)
             | bit_cast::<60, 30>(self.lo.val().get_bits::<30>(0));
         if self.lo.val().get_bit(30) {
             self.sum.next = (bit_cast::<60, 30>(self.hi1.val().get_bits::<30>(0)) << 30)
                 | bit_cast::<60, 30>(self.lo.val().get_bits::<30>(0));
         }
-        self.ge_l.lo.next = self.lo.val();
-        self.ge_l.hi0.next = self.hi0.val().get_bits::<30>(0);
-        self.ge_l.hi1.next = self.hi1.val().get_bits::<30>(0);
-        self.ge_h.lo.next = self.lo.val();
-        self.ge_h.hi0.next = self.hi0.val().get_bits::<30>(0);
-        self.ge_h.hi1.next = self.hi1.val().get_bits::<30>(0);
-        self.l_gt.next = self.ge_l.hi_gt.val();
-        self.l_ge.next = self.ge_l.hi_ge.val();
-        self.l_lo.next = self.ge_l.lo_ge.val();
-        self.h_gt.next = self.ge_h.hi_gt.val();
-        self.h_ge.next = self.ge_h.hi_ge.val();
-        self.h_lo.next = self.ge_h.lo_ge.val();
+        self.sign_l.a.next = self.base.val();
+        self.sign_l.d.next = self.dl.val();
+        self.sign_h.a.next = self.base.val();
+        self.sign_h.d.next = self.dh.val();
+        self.ge_l.next = self.sign_l.nonneg.val();
+        self.ge_h.next = self.sign_h.nonneg.val();
     }
 }
 
