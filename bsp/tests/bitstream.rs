@@ -2,11 +2,10 @@
 //! revision 1, and the PIE card's netlist takes revision 2's pins (the revisions differ only in the LED
 //! pins, so a second place and route would test nothing new: `scripts/bitstream --rev v2` builds it);
 //! and the PIE core alone on the ECP5. Each card meets timing at its own core clock
-//! (`aqm_bsp::boards`: PIE 71.4 MHz, DualPI2 55.6). On a 2-core machine nextpnr took about a minute
-//! for the PIE card (80 % of the logic cells, the default seed) and 4.5 minutes for DualPI2 (84 %, the
-//! default seed and seed 2 side by side, both missing 18 ns by about 1 MHz, then seed 3 meeting it)
-//! (efeba43, 2026-12-07). At this fill a small change to the netlist moves the card's Fmax by a MHz or
-//! more, and which seed meets the clock.
+//! (`aqm_bsp::boards`: PIE 83.3 MHz, DualPI2 55.6). On a 2-core machine nextpnr took 96 s for the PIE
+//! card (84 % of the logic cells; nextpnr's default seed reached 79.7 MHz, seed 2 83.5) and 141 s for
+//! DualPI2 (83 %, the default seed) (45cbd4b, 2026-12-07). At this fill a small change to the netlist
+//! moves the card's Fmax by a MHz or more, and which seed meets the clock.
 
 use aqm_bsp::flow::{build, build_ecp5, check_pins, FlowReport};
 use aqm_bsp::top::BoardRev;

@@ -6,9 +6,9 @@
 //     around the multiplier, for every delta; the products themselves are the conformance tests' (a
 //     serial x parallel multiplier against a reference product is beyond a SAT solver at 34 x 64 bits);
 //   - every register starts free: the proof holds from any state that satisfies the idle invariants
-//     assumed at step 0 (no pass running and no pass start pending, the working copy of prob equal to
-//     prob, armed by a reset); everything else (qdelay_old, next_update, the flags, every datapath
-//     register the passes reset or overwrite) is arbitrary.
+//     assumed at step 0 (no pass running, no pass start pending and no burst reset ahead, the working
+//     copy of prob equal to prob, armed by a reset); everything else (qdelay_old, next_update, the
+//     flags, every datapath register the passes reset or overwrite) is arbitrary.
 //
 // Assumptions: no reset (the reset values are the core REGS proof's); target_half = target / 2 (the
 // core's wiring); MTU within its register range, 64 ... 2047; prob_we only while idle (the register
@@ -55,6 +55,7 @@ module pie_ctrl_props (
   wire [33:0] qdelay_old;
   wire [39:0] next_update;
   wire s_scale, s_mul1, s_mul2, s_dec, s_div, s_com, into_mul, into_dec, into_div, armed, dirty, upd;
+  wire br;
   wire neg, over_hw, dec, cap_hw, boost_hw;
   wire [6:0] bi;
   \pie_core$ctrl dut (
@@ -96,6 +97,7 @@ module pie_ctrl_props (
       .\armed$q (armed),
       .\dirty$q (dirty),
       .\upd$q (upd),
+      .\br$q (br),
       .\neg$q (neg),
       .\over$q (over_hw),
       .\dec$q (dec),
@@ -107,7 +109,8 @@ module pie_ctrl_props (
   always @(posedge clock) init <= 1'b0;
   // The idle invariants, at step 0 only.
   always @(*) if (init) begin
-    assume (!busy && !s_scale && !s_mul1 && !s_mul2 && !s_dec && !s_div && !s_com);
+    // (`br`, the burst reset a cycle ahead, is set only in Div's last step.)
+    assume (!busy && !s_scale && !s_mul1 && !s_mul2 && !s_dec && !s_div && !s_com && !br);
     assume (!into_mul && !into_dec && !into_div);
     assume (pw == prob && armed);
   end
