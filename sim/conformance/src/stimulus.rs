@@ -66,6 +66,9 @@ pub struct StimulusConfig {
     /// One cycle in this many writes a random probability up to `force_prob_max` (0: never).
     pub force_prob_every: u32,
     pub force_prob_max: u64,
+    /// When not empty, every forced probability is drawn from these instead (`force_prob_max` is then
+    /// unused).
+    pub force_probs: Vec<u64>,
     /// The core driven: the cores share the ports but not the register map.
     pub core: &'static dyn CoreKind,
 }
@@ -90,6 +93,7 @@ impl Default for StimulusConfig {
             rewrites: vec![],
             force_prob_every: 0,
             force_prob_max: 0,
+            force_probs: vec![],
             core: &PIE_CORE,
         }
     }
@@ -169,6 +173,7 @@ fn drawn_config(
         rewrites: vec![],
         force_prob_every,
         force_prob_max: 0,
+        force_probs: vec![],
         core,
     }
 }
@@ -496,7 +501,12 @@ impl Iterator for Stimulus {
             i.reg_wdata = v;
         } else if self.cfg.force_prob_every > 0 && self.below(self.cfg.force_prob_every as u64) == 0
         {
-            let p = self.below(self.cfg.force_prob_max + 1);
+            let p = if self.cfg.force_probs.is_empty() {
+                self.below(self.cfg.force_prob_max + 1)
+            } else {
+                let k = self.below(self.cfg.force_probs.len() as u64) as usize;
+                self.cfg.force_probs[k]
+            };
             i.reg_we = true;
             i.reg_wdata = p as u32;
             // A 64-bit probability goes in as a _LO, _HI pair.

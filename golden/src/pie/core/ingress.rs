@@ -11,7 +11,7 @@ use super::queue::Entry;
 use super::regs::Params;
 use super::{PieCoreInputs, TIME_MASK};
 use crate::hw::Desc;
-use crate::pie::consts::BYTEMODE_HOLD;
+use crate::pie::consts::{ACCU_HIGH, ACCU_LOW, BYTEMODE_HOLD};
 
 const MASK56: u64 = (1 << 56) - 1;
 
@@ -50,8 +50,9 @@ pub struct Ingress {
     pub overlimit: u32,
     pub marked: u32,
     pub maxq: u32,
-    /// Coverage of the last edge: a bytemode product completed, a random draw decided.
-    events: (u64, u64),
+    /// Coverage of the last edge: a bytemode product completed, a random draw decided, a sum on a
+    /// threshold.
+    events: (u64, u64, u64),
 }
 
 /// Combinational values of this cycle.
@@ -73,8 +74,10 @@ pub struct Env<'a> {
 }
 
 impl Ingress {
-    /// Coverage of the last clock edge: (bytemode product, decided by the random draw).
-    pub fn events(&self) -> (u64, u64) {
+    /// Coverage of the last clock edge: (bytemode product, decided by the random draw, acc + lp on a
+    /// threshold: at 0.85 or 8.5 or less than 2^30 above, where the hardware's comparison turns on the
+    /// carry between the halves of its sign chain).
+    pub fn events(&self) -> (u64, u64, u64) {
         self.events
     }
 
@@ -94,7 +97,7 @@ impl Ingress {
     /// The clock edge; returns the descriptor pushed into the queue this cycle, if any.
     pub fn clock(&mut self, rst: bool, i: &PieCoreInputs, c: &Comb, e: &Env) -> Option<Entry> {
         let p = e.params;
-        self.events = (0, 0);
+        self.events = (0, 0, 0);
         // The counters count last cycle's verdict.
         if self.vv {
             self.pkts_in = self.pkts_in.wrapping_add(1);
@@ -123,6 +126,10 @@ impl Ingress {
                 bytes: self.backlog as u64,
             };
             let d = finish(s3.prepared, self.acc, queue, s3.limit, s3.mtu, s3.rnd);
+            let on = |c: u64| (self.acc + d.local_prob).wrapping_sub(c) < 1 << 30;
+            if d.local_prob > 0 && (on(ACCU_LOW) || on(ACCU_HIGH)) {
+                self.events.2 = 1;
+            }
             // A random early decision: the sum was between 0.85 and 8.5 and the draw hit.
             if matches!(d.verdict, Verdict::EarlyDrop | Verdict::Mark) && d.local_prob > 0 {
                 let sum = (self.acc + d.local_prob).min(super::super::consts::ACCU_MAX);

@@ -43,6 +43,8 @@ pub struct PieCoverage {
     pub verdicts: [u64; 4],
     /// Early decisions taken with a random draw (not by the 8.5 rule).
     pub random_drops: u64,
+    /// Packets whose acc + lp was on a threshold (0.85 or 8.5, or less than 2^30 above).
+    pub threshold_sums: u64,
     pub departures: u64,
     /// Departures at exactly the end of the previous transmission.
     pub exact_departures: u64,
@@ -63,6 +65,7 @@ impl PieCoverage {
             ("recomputes", self.recomputes),
             ("bytemode_products", self.bytemode_products),
             ("random_drops", self.random_drops),
+            ("threshold_sums", self.threshold_sums),
             ("departures", self.departures),
             ("exact_departures", self.exact_departures),
             ("link_waits", self.link_waits),
@@ -242,6 +245,7 @@ impl PieCoreModel {
         cov.stale_gaps += eev.1;
         cov.bytemode_products += iev.0;
         cov.random_drops += iev.1;
+        cov.threshold_sums += iev.2;
         // The generator: reset, else a seed write, else a consumed word.
         self.prng = if rst {
             crate::prng::DEFAULT_SEED
