@@ -450,7 +450,9 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.added.lp.next = self.lp2.q.val();
         self.added.dl.next = self.dl2.q.val();
         self.added.dh.next = self.dh2.q.val();
-        // (Past 8.5 the next sum is too.)
+        // (Past 8.5 the next sum is too. The signs are exact while the base is below 8.5, |base + lp -
+        // C| < 2^60; at or above it `geh` decides, and the sum of a run of marks there may grow past
+        // 2^60 unseen.)
         self.a_gel.next = self.added.ge_l.val() | self.geh.val();
         self.a_geh.next = self.added.ge_h.val() | self.geh.val();
 
