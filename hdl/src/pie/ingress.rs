@@ -438,8 +438,7 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.geh.next = self.geh3.q.val();
 
         // P2: the look-ahead. Kept accumulator: acc + lp (carry-select halves), and acc + lp >= C for
-        // both thresholds compared as logic on the halves (a comparison in a carry chain takes a logic
-        // cell per bit that only holds the carry: 0.85 and 8.5 for both sums were 360 such cells).
+        // both thresholds as the signs of acc + (lp - C).
         self.kept.base.next = self.acc_r.q.val();
         self.kept.lp.next = self.lp2.q.val();
         self.kept.dl.next = self.dl2.q.val();
@@ -515,7 +514,8 @@ impl<const BM: u64> Logic for PieIngress<BM> {
         self.ecn3.d.next = self.ecn2.q.val();
         self.tag3.d.next = self.ring_tag.val();
         self.lpz3.d.next = self.lpz2.q.val();
-        // (rnd >> 8) < lp: the carry out of lp + ~rw, carry-select on the halves; then the packet's own flags folded per region of acc + lp.
+        // (rnd >> 8) < lp: the carry out of lp + ~rw, carry-select on the halves; then the packet's
+        // own flags folded per region of acc + lp.
         self.hit_lo.next = bit_cast::<31, 30>(self.lp2.q.val().get_bits::<30>(0))
             + bit_cast::<31, 30>(self.rwn2.q.val().get_bits::<30>(0));
         self.hit_h0.next = bit_cast::<27, 26>(self.lp2.q.val().get_bits::<26>(30))
@@ -685,8 +685,7 @@ impl<const BM: u64> Logic for PieIngress<BM> {
 }
 
 /// P2's look-ahead for one accumulator V can leave: `base + lp` in carry-select form (the low half,
-/// and the high half without and with the low half's carry; `lp_hi1` is lp's high half plus one, from
-/// P1), the sum, and its comparisons with 0.85 (`ge_l`) and 8.5 (`ge_h`) as the signs of `base + dl`
+/// and the high half without and with the low half's carry), the sum, and its comparisons with 0.85 (`ge_l`) and 8.5 (`ge_h`) as the signs of `base + dl`
 /// and `base + dh` (`dl` = lp - 0.85, `dh` = lp - 8.5, from P1), each in the same carry-select form.
 /// A comparison is then a carry chain and a select after the base's flip-flops: as balanced trees of
 /// LUTs on the sum's bits after its chain, ABC9 made them six to nine LUTs deep, 1.3 ns short of a

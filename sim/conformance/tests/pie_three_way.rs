@@ -32,8 +32,8 @@ fn overload_with_ecn_bytemode_and_forced_probabilities() {
 
 /// The accumulator's sums land on 0.85 and just around it: forced probabilities that divide 0.85
 /// exactly (5, 17 and 85 packets reach it; below 0.85 nothing is decided, so a run of packets that are
-/// not bypassed sums exactly), each also one above and one below, in packet mode without ECN, with the
-/// queue kept above half the target so that the packets are not bypassed. The hardware compares the
+/// not bypassed sums exactly), each also one above and one below, in packet mode without ECN: the ECN
+/// regime's traffic, which keeps the queue above half the target so that the packets are not bypassed. The hardware compares the
 /// sums as the signs of carry-select chains, which turn on the carry between their halves here (random
 /// probabilities do not land within 2^30 of a threshold; 8.5 is reached only through a run of misses of
 /// the draw, and its chains are the same block).
@@ -46,16 +46,10 @@ fn accumulator_sums_land_on_the_thresholds() {
         force_probs.extend([p, p + 1, p - 1]);
     }
     let cfg = StimulusConfig {
-        ns_per_cycle: 20_000,
-        arrival_pct: 6,
-        ready_pct: 25,
-        reg_pct: 0,
-        sweep_every: 5_000,
-        reset_every: 0,
         setup: tuned_setup(busy_setup(1_000_000, 0, false, false, 1024), 1_000, 0),
         force_prob_every: 2_000,
         force_probs,
-        ..StimulusConfig::default()
+        ..common::pie_ecn_regime()
     };
     let c = check("three_thresholds", 13, cfg, 30_000);
     assert!(c.threshold_sums > 20 && c.verdicts[2] > 10, "{c:?}");
