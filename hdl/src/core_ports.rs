@@ -82,8 +82,10 @@ pub(crate) use aqm_core;
 ///     }
 /// }
 /// ```
-/// Every core has the blocks `regs`, `ctrl`, `ingress`, `egress` and `prng` (clocked here) and a local
-/// `rst_i`, and wires them alike: the internal reset (`rst` or the registers' soft reset), the descriptor and verdict
+/// Every core has the blocks `regs`, `ctrl`, `ingress`, `egress` and `prng` (clocked here), `resets` (a
+/// [`crate::reset::ResetFanout`]: bits 0-4 of its `rst_o` reset those five blocks, the core's own blocks
+/// take the bits from 5) and a local `rst_i` (`rst` or the soft reset, for the core's own logic), and wires
+/// them alike: the internal reset (`rst` or the registers' soft reset, a copy per block), the descriptor and verdict
 /// streams through the ingress, the egress stream through the egress, the register bus through the
 /// register file, the PRNG's seed from the registers, a PROB write into the controller, and the
 /// scheduling hints. The core's own statements wire the rest (`verdict_queue`, `out_queue` and
@@ -102,13 +104,15 @@ macro_rules! core_logic {
         impl $(<$(const $g: u64),+>)? Logic for $name $(<$($g2),+>)? {
             $pound $attr
             fn update(&mut $s) {
-                clock!($s, clock, regs, ctrl, ingress, egress, prng $(, $blk)*);
+                clock!($s, clock, resets, regs, ctrl, ingress, egress, prng $(, $blk)*);
                 $s.rst_i.next = $s.rst.val() | $s.regs.soft_reset.val();
-                $s.regs.rst.next = $s.rst_i.val();
-                $s.ctrl.rst.next = $s.rst_i.val();
-                $s.ingress.rst.next = $s.rst_i.val();
-                $s.egress.rst.next = $s.rst_i.val();
-                $s.prng.rst.next = $s.rst_i.val();
+                $s.resets.rst.next = $s.rst.val();
+                $s.resets.soft_next.next = $s.regs.soft_reset_next.val();
+                $s.regs.rst.next = $s.resets.rst_o.val().get_bit(0);
+                $s.ctrl.rst.next = $s.resets.rst_o.val().get_bit(1);
+                $s.ingress.rst.next = $s.resets.rst_o.val().get_bit(2);
+                $s.egress.rst.next = $s.resets.rst_o.val().get_bit(3);
+                $s.prng.rst.next = $s.resets.rst_o.val().get_bit(4);
                 $s.in_ready.next = $s.ingress.in_ready.val();
                 $s.ingress.in_valid.next = $s.in_valid.val();
                 $s.ingress.in_len.next = $s.in_len.val();

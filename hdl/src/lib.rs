@@ -20,6 +20,7 @@ pub mod link;
 pub mod pie;
 pub mod prng;
 pub mod regfront;
+pub mod reset;
 pub mod serial_delta;
 pub mod sim;
 pub mod synth;

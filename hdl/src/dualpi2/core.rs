@@ -25,6 +25,7 @@ use super::regs::DualPi2Regs;
 use crate::core_ports::{aqm_core, core_logic};
 use crate::head_queue::HeadQueue;
 use crate::prng::Prng;
+use crate::reset::ResetFanout;
 use rust_hdl::prelude::*;
 
 /// Each queue holds `2^QUEUE_ADDR_BITS` descriptors (`HW_QUEUE_CAPACITY`).
@@ -40,6 +41,8 @@ aqm_core! {
     #[derive(LogicBlock, Default)]
     pub struct DualPi2Core<const HR: u64> {
         rst_i: Signal<Local, Bit>,
+        /// The reset of regs, ctrl, ingress, egress, prng, params, queue_l and queue_c.
+        resets: ResetFanout<8>,
         now40: Signal<Local, Bits<40>>,
         regs: DualPi2Regs,
         params: DualPi2Params,
@@ -58,9 +61,9 @@ core_logic! {
         fn update(&mut self) {
             clock!(self, clock, params, queue_l, queue_c);
             self.now40.next = self.now.val().get_bits::<40>(0);
-            self.params.rst.next = self.rst_i.val();
-            self.queue_l.rst.next = self.rst_i.val();
-            self.queue_c.rst.next = self.rst_i.val();
+            self.params.rst.next = self.resets.rst_o.val().get_bit(5);
+            self.queue_l.rst.next = self.resets.rst_o.val().get_bit(6);
+            self.queue_c.rst.next = self.resets.rst_o.val().get_bit(7);
             self.regs.now40.next = self.now40.val();
             self.ctrl.now40.next = self.now40.val();
             self.ingress.now40.next = self.now40.val();

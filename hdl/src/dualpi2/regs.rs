@@ -71,6 +71,8 @@ pub struct DualPi2Regs {
     pub clear_counters: Signal<Out, Bit>,
     /// CONTROL.reset: resets the whole core for one cycle, the cycle after the write is taken.
     pub soft_reset: Signal<Out, Bit>,
+    /// What `soft_reset` is in the next cycle.
+    pub soft_reset_next: Signal<Out, Bit>,
     /// A write is being taken this cycle.
     pub busy: Signal<Out, Bit>,
 
@@ -163,6 +165,7 @@ impl Logic for DualPi2Regs {
         self.front.busy.next = self.ctrl_busy.val() | self.param_busy.val();
         self.clear_counters.next = self.front.clear_counters.val();
         self.soft_reset.next = self.front.soft_reset.val();
+        self.soft_reset_next.next = self.front.soft_reset_next.val();
         self.prob_wdata.next = self.front.w_data.val();
         self.param_addr.next = self.front.w_addr.val();
         self.param_data.next = self.front.w_data.val();

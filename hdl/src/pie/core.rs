@@ -24,6 +24,7 @@ use super::regs::PieRegs;
 use crate::core_ports::{aqm_core, core_logic};
 use crate::head_queue::HeadQueue;
 use crate::prng::Prng;
+use crate::reset::ResetFanout;
 use rust_hdl::prelude::*;
 
 /// The core with bytemode in hardware.
@@ -42,6 +43,8 @@ aqm_core! {
     #[derive(LogicBlock, Default)]
     pub struct PieCore<const BM: u64, const HR: u64> {
         rst_i: Signal<Local, Bit>,
+        /// The reset of regs, ctrl, ingress, egress, prng and the queue.
+        resets: ResetFanout<6>,
         regs: PieRegs<BM>,
         ctrl: PieController,
         ingress: PieIngress<BM>,
@@ -56,7 +59,7 @@ core_logic! {
         #[hdl_gen]
         fn update(&mut self) {
             clock!(self, clock, queue);
-            self.queue.rst.next = self.rst_i.val();
+            self.queue.rst.next = self.resets.rst_o.val().get_bit(5);
             self.ctrl.now.next = self.now.val();
             self.ingress.now.next = self.now.val();
             self.egress.now.next = self.now.val();

@@ -62,6 +62,8 @@ pub struct PieRegs<const BM: u64> {
     pub clear_counters: Signal<Out, Bit>,
     /// CONTROL.reset: resets the whole core for one cycle, the cycle after the write.
     pub soft_reset: Signal<Out, Bit>,
+    /// What `soft_reset` is in the next cycle.
+    pub soft_reset_next: Signal<Out, Bit>,
 
     front: RegFront<{ PIE_ID as u64 }, { CAPACITY as u64 }, { addr::SEED_HI as u64 }>,
     w_part: DFF<Bits<30>>,
@@ -163,6 +165,7 @@ impl<const BM: u64> Logic for PieRegs<BM> {
         self.front.busy.next = self.ctrl_busy.val();
         self.clear_counters.next = self.front.clear_counters.val();
         self.soft_reset.next = self.front.soft_reset.val();
+        self.soft_reset_next.next = self.front.soft_reset_next.val();
         // Take the write; us -> ns without a multiplier: x * 1000 = (x * 1024 - x * 16) - x * 8, the first
         // subtraction now and the second when the write is applied (x <= 10^6: x * 1000 fits in 30 bits,
         // so the low 30 bits of the products are enough).
