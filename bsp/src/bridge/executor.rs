@@ -110,13 +110,11 @@ pub struct Executor<const NSPC: u64> {
     k_write: DFF<Bit>,
     k_start: DFF<Bit>,
     k_inject: DFF<Bit>,
-    /// The command is none of those; the command's payload has the wrong length (HELLO and START none,
-    /// READ 1 byte, WRITE 5, INJECT 1 to 32 whole descriptors of 5). Registered as the k_ flags are
-    /// (the parser's `whole` is set with the last payload byte, a byte before `ready`), so that a
-    /// refusal, which loads the answer's value, reads three flip-flops and the parser's status (the PIE
-    /// card at 12 ns had the decision's chain of checks in front of the value's enable).
-    f_cmd: DFF<Bit>,
-    f_pay: DFF<Bit>,
+    /// LEN is 0, 1, 5; 1..=160 (an INJECT's bound).
+    l_zero: DFF<Bit>,
+    l_one: DFF<Bit>,
+    l_five: DFF<Bit>,
+    l_inj: DFF<Bit>,
     fail: Signal<Local, Bit>,
     fail_code: Signal<Local, Bits<3>>,
     room: Signal<Local, Bit>,
@@ -145,25 +143,17 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
         dff_setup!(
             self, clock, state, fcnt, raddr, fsh, wait_cnt, value_r, inj_r, now_r, in_core,
             pending, kind_r, ok_pulse, err_pulse, rst_r, offer, we_r, re_r, k_hello, k_read,
-            k_write, k_start, k_inject, f_cmd, f_pay
+            k_write, k_start, k_inject, l_zero, l_one, l_five, l_inj
         );
         self.k_hello.d.next = self.command.val() == self.c_hello.val();
         self.k_read.d.next = self.command.val() == self.c_read.val();
         self.k_write.d.next = self.command.val() == self.c_write.val();
         self.k_start.d.next = self.command.val() == self.c_start.val();
         self.k_inject.d.next = self.command.val() == self.c_inject.val();
-        self.f_cmd.d.next = !((self.command.val() == self.c_hello.val())
-            | (self.command.val() == self.c_read.val())
-            | (self.command.val() == self.c_write.val())
-            | (self.command.val() == self.c_start.val())
-            | (self.command.val() == self.c_inject.val()));
-        self.f_pay.d.next = ((self.command.val() == self.c_hello.val())
-            & self.len.val().any())
-            | ((self.command.val() == self.c_read.val()) & (self.len.val() != 1))
-            | ((self.command.val() == self.c_write.val()) & (self.len.val() != 5))
-            | ((self.command.val() == self.c_start.val()) & self.len.val().any())
-            | ((self.command.val() == self.c_inject.val())
-                & !(self.len.val().any() & (self.len.val() <= 160) & self.whole.val()));
+        self.l_zero.d.next = !self.len.val().any();
+        self.l_one.d.next = self.len.val() == 1;
+        self.l_five.d.next = self.len.val() == 5;
+        self.l_inj.d.next = self.len.val().any() & (self.len.val() <= 160);
         // Time since START in ns: NSPC per cycle (the reset cycle is 0).
         self.now_r.d.next = self.now_r.q.val() + bit_cast::<40, 8>(self.nspc.val());
         self.now.next = self.now_r.q.val();
@@ -217,27 +207,53 @@ impl<const NSPC: u64> Logic for Executor<NSPC> {
                         // The parser's error (bad CRC, truncated) is the answer's code.
                         self.fail.next = true;
                         self.fail_code.next = bit_cast::<3, 2>(self.status.val());
-                    } else if self.f_cmd.q.val() {
+                    } else if self.k_hello.q.val() {
+                        if !self.l_zero.q.val() {
+                            self.fail.next = true;
+                            self.fail_code.next = self.e_payload.val();
+                        } else {
+                            self.pending.d.next = true;
+                            self.kind_r.d.next = 0.into();
+                            self.state.d.next = ExecState::Respond;
+                        }
+                    } else if self.k_read.q.val() {
+                        if !self.l_one.q.val() {
+                            self.fail.next = true;
+                            self.fail_code.next = self.e_payload.val();
+                        } else {
+                            self.state.d.next = ExecState::Fetch;
+                        }
+                    } else if self.k_write.q.val() {
+                        if !self.l_five.q.val() {
+                            self.fail.next = true;
+                            self.fail_code.next = self.e_payload.val();
+                        } else {
+                            self.state.d.next = ExecState::Fetch;
+                        }
+                    } else if self.k_start.q.val() {
+                        if !self.l_zero.q.val() {
+                            self.fail.next = true;
+                            self.fail_code.next = self.e_payload.val();
+                        } else {
+                            // The next cycle is the core's reset cycle, at time 0.
+                            self.rst_r.d.next = true;
+                            self.now_r.d.next = 0.into();
+                            self.start.next = true;
+                            self.pending.d.next = true;
+                            self.kind_r.d.next = 3.into();
+                            self.state.d.next = ExecState::Respond;
+                        }
+                    } else if self.k_inject.q.val() {
+                        // 1..=32 descriptors of 5 bytes.
+                        if self.l_inj.q.val() & self.whole.val() {
+                            self.state.d.next = ExecState::Fetch;
+                        } else {
+                            self.fail.next = true;
+                            self.fail_code.next = self.e_payload.val();
+                        }
+                    } else {
                         self.fail.next = true;
                         self.fail_code.next = self.e_command.val();
-                    } else if self.f_pay.q.val() {
-                        self.fail.next = true;
-                        self.fail_code.next = self.e_payload.val();
-                    } else if self.k_hello.q.val() {
-                        self.pending.d.next = true;
-                        self.kind_r.d.next = 0.into();
-                        self.state.d.next = ExecState::Respond;
-                    } else if self.k_start.q.val() {
-                        // The next cycle is the core's reset cycle, at time 0.
-                        self.rst_r.d.next = true;
-                        self.now_r.d.next = 0.into();
-                        self.start.next = true;
-                        self.pending.d.next = true;
-                        self.kind_r.d.next = 3.into();
-                        self.state.d.next = ExecState::Respond;
-                    } else {
-                        // READ, WRITE, INJECT (1..=32 descriptors of 5 bytes).
-                        self.state.d.next = ExecState::Fetch;
                     }
                 }
             }
