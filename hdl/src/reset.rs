@@ -56,6 +56,12 @@ impl<const N: usize> Logic for ResetFanout<N> {
             ));
         }
         v.push_str(&format!("always @(*) rst_o = q | {{{N}{{rst}}}};\n"));
+        // For the proofs, which start their induction from free registers: the copies agree (each
+        // loads the same bit at every edge, so this holds from the first edge on and k-induction
+        // proves it, then takes it as given for the steps before the one it proves).
+        v.push_str(&format!(
+            "`ifdef FORMAL\nalways @(*) assert (q == {{{N}{{1'b0}}}} || q == {{{N}{{1'b1}}}});\n`endif\n"
+        ));
         Verilog::Custom(v)
     }
 
