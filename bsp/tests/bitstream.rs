@@ -2,10 +2,10 @@
 //! revision 1, and the PIE card's netlist takes revision 2's pins (the revisions differ only in the LED
 //! pins, so a second place and route would test nothing new: `scripts/bitstream --rev v2` builds it);
 //! and the PIE core alone on the ECP5. Each card meets timing at its own core clock
-//! (`aqm_bsp::boards`: PIE 83.3 MHz, DualPI2 55.6). On a 2-core machine nextpnr took 96 s for the PIE
-//! card (84 % of the logic cells; nextpnr's default seed reached 79.7 MHz, seed 2 83.5) and 141 s for
-//! DualPI2 (83 %, the default seed) (45cbd4b, 2026-12-07). At this fill a small change to the netlist
-//! moves the card's Fmax by a MHz or more, and which seed meets the clock.
+//! (`aqm_bsp::boards`: PIE 83.3 MHz, DualPI2 55.6). On a 2-core machine, both side by side, nextpnr
+//! took 159 s for the PIE card (84 % of the logic cells; nextpnr's default seed met it at 83.6 MHz) and
+//! 261 s for DualPI2 (83 %, the default seed, 58.9 MHz) (0474587, 2026-12-07). At this fill a small
+//! change to the netlist moves the card's Fmax by a MHz or more, and which seed meets the clock.
 
 use aqm_bsp::flow::{build, build_ecp5, check_pins, FlowReport};
 use aqm_bsp::top::BoardRev;
@@ -73,7 +73,7 @@ fn dualpi2_line_card_bitstream_builds_and_meets_timing() {
 }
 
 /// The clock of the ECP5 build in the test suite, MHz. The goal is `aqm_bsp::flow::ECP5_CLOCK_MHZ` (150); until the
-/// cores are pipelined for it (PIE alone reaches about 90 MHz on the ECP5-85F today), the suite checks
+/// cores are pipelined for it (PIE alone reaches about 120 MHz on the ECP5-85F today), the suite checks
 /// that the ECP5 flow runs end to end and that the PIE core keeps this margin.
 const ECP5_SUITE_MHZ: f64 = 60.0;
 
