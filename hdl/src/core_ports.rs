@@ -82,15 +82,16 @@ pub(crate) use aqm_core;
 ///     }
 /// }
 /// ```
-/// Every core has the blocks `regs`, `ctrl`, `ingress`, `egress` and `prng` (clocked here), `resets` (a
-/// [`crate::reset::ResetFanout`]: bits 0-4 of its `rst_o` reset those five blocks, the core's own blocks
-/// take the bits from 5) and a local `rst_i` (`rst` or the soft reset, for the core's own logic), and wires
-/// them alike: the internal reset (`rst` or the registers' soft reset, a copy per block), the descriptor and verdict
-/// streams through the ingress, the egress stream through the egress, the register bus through the
-/// register file, the PRNG's seed from the registers, a PROB write into the controller, and the
-/// scheduling hints. The core's own statements wire the rest (`verdict_queue`, `out_queue` and
-/// `out_drop` among them). The attribute and `self` are the caller's tokens: `#[hdl_gen]` writes a
-/// `connect` whose `self` must be the one the statements use.
+/// Every core has the blocks `regs`, `ctrl`, `ingress`, `egress` and `prng` (clocked here),
+/// `resets` (a [`crate::reset::ResetFanout`]: bits 0-4 of its `rst_o` reset those five blocks, the
+/// core's own blocks take the bits from 5) and a local `rst_i` (`rst` or the soft reset, for the
+/// core's own logic), and wires them alike: the internal reset (`rst` or the registers' soft reset,
+/// a copy per block), the descriptor and verdict streams through the ingress, the egress stream
+/// through the egress, the register bus through the register file, the PRNG's seed from the
+/// registers, a PROB write into the controller, and the scheduling hints. The core's own statements
+/// wire the rest (`verdict_queue`, `out_queue` and `out_drop` among them). The attribute and `self`
+/// are the caller's tokens: `#[hdl_gen]` writes a `connect` whose `self` must be the one the
+/// statements use.
 macro_rules! core_logic {
     (
         impl $(<$(const $g:ident: u64),+>)? Logic for $name:ident $(<$($g2:ident),+>)? {

@@ -685,8 +685,9 @@ impl<const BM: u64> Logic for PieIngress<BM> {
 }
 
 /// P2's look-ahead for one accumulator V can leave: `base + lp` in carry-select form (the low half,
-/// and the high half without and with the low half's carry), the sum, and its comparisons with 0.85 (`ge_l`) and 8.5 (`ge_h`) as the signs of `base + dl`
-/// and `base + dh` (`dl` = lp - 0.85, `dh` = lp - 8.5, from P1), each in the same carry-select form.
+/// and the high half without and with the low half's carry), the sum, and its comparisons with 0.85
+/// (`ge_l`) and 8.5 (`ge_h`) as the signs of `base + dl` and `base + dh` (`dl` = lp - 0.85, `dh` =
+/// lp - 8.5, from P1), each in the same carry-select form ([`SignSplit`]).
 /// A comparison is then a carry chain and a select after the base's flip-flops: as balanced trees of
 /// LUTs on the sum's bits after its chain, ABC9 made them six to nine LUTs deep, 1.3 ns short of a
 /// 12 ns clock on the PIE card.

@@ -31,12 +31,13 @@ fn overload_with_ecn_bytemode_and_forced_probabilities() {
 }
 
 /// The accumulator's sums land on 0.85 and just around it: forced probabilities that divide 0.85
-/// exactly (5, 17 and 85 packets reach it; below 0.85 nothing is decided, so a run of packets that are
-/// not bypassed sums exactly), each also one above and one below, in packet mode without ECN: the ECN
-/// regime's traffic, which keeps the queue above half the target so that the packets are not bypassed. The hardware compares the
-/// sums as the signs of carry-select chains, which turn on the carry between their halves here (random
-/// probabilities do not land within 2^30 of a threshold; 8.5 is reached only through a run of misses of
-/// the draw, and its chains are the same block).
+/// exactly (5, 17 and 85 packets reach it; below 0.85 nothing is decided, so a run of packets that
+/// are not bypassed sums exactly), each also one above and one below, in packet mode without ECN:
+/// the ECN regime's traffic, which keeps the queue above half the target so that the packets are
+/// not bypassed. The hardware compares the sums as the signs of carry-select chains, which turn on
+/// the carry between their halves here (random probabilities do not land within 2^30 of a
+/// threshold; 8.5 is reached only through a run of misses of the draw, and its chains are the same
+/// block).
 #[test]
 fn accumulator_sums_land_on_the_thresholds() {
     let mut force_probs = vec![];
