@@ -9,11 +9,13 @@
 //!   table row per block.
 //! - `--bench`: after the builds, one table of every design: logic, block RAM, Fmax, clock, packets per
 //!   clock and per second at both ports, place-and-route time.
+//! - `--sweep N`: every build places and routes with N seeds (nextpnr's default, then 2 to N), each to
+//!   the end, and the report adds the spread of their Fmax: judge a change near the clock on this.
 //! - `--docs`: rewrites bsp/PROTOCOL.md.
 
 use aqm_bsp::flow::{
-    board_area, build_block, build_ecp5_report, build_report, check, FlowReport, Target,
-    ECP5_CLOCK_MHZ, FOUR_PORTS,
+    board_area, build_block, build_ecp5_report, build_report, check, set_seed_sweep, FlowReport,
+    Target, ECP5_CLOCK_MHZ, FOUR_PORTS,
 };
 use aqm_bsp::top::BoardRev;
 use aqm_golden::hw::{by_name, packet_rates, CoreKind, CORES};
@@ -52,8 +54,12 @@ struct Args {
     /// After the builds, print one table of every design built.
     #[arg(long)]
     bench: bool,
+    /// Place and route every build with this many seeds (2 to 32; nextpnr's default, then 2 to N),
+    /// each to the end, and report the spread of their Fmax with the best run.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=32), conflicts_with = "area")]
+    sweep: Option<u32>,
     /// Rewrite bsp/PROTOCOL.md and build nothing.
-    #[arg(long, conflicts_with_all = ["area", "bench"])]
+    #[arg(long, conflicts_with_all = ["area", "bench", "sweep"])]
     docs: bool,
 }
 
@@ -94,6 +100,9 @@ fn run(args: &Args) -> Result<(), String> {
             .map_err(|e| format!("cannot write {path}: {e}"));
     }
     let target = Target::parse(&args.target).expect("checked by the argument parser");
+    if let Some(n) = args.sweep {
+        set_seed_sweep(n);
+    }
     if !args.blocks.is_empty() {
         return block_table(
             target,
