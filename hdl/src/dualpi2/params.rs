@@ -426,9 +426,13 @@ impl Logic for DualPi2Params {
         if self.cm.q.val() & !self.rst.val() {
             self.commit_sel.next = self.sel.q.val();
         }
-        self.k_commit.next = self.k_cm.q.val() & !self.rst.val();
-        self.tupdate_commit.next = self.tu_cm.q.val() & !self.rst.val();
-        self.credit_commit.next = self.cr_cm.q.val() & !self.rst.val();
+        // The strobes into the controller and the egress come straight from their flip-flops: in a
+        // reset cycle both blocks are reset too (copies of the same reset), and their resets win over
+        // what a strobe would load (next_update, dirty; the credit and pend). Gated with the reset, the
+        // tupdate strobe's path began at the reset's copy (ECP5 DualPI2 core, 11.6 ns into next_update).
+        self.k_commit.next = self.k_cm.q.val();
+        self.tupdate_commit.next = self.tu_cm.q.val();
+        self.credit_commit.next = self.cr_cm.q.val();
         self.target_ns.next = self.target_ns_r.q.val();
         self.tupdate_ns.next = self.tupdate_ns_r.q.val();
         self.alpha_i.next = self.alpha_i_r.q.val();
