@@ -1509,51 +1509,49 @@ mod tests {
     /// 2 only, seed 2's figures; seed 3's run is stopped or not reported.
     #[test]
     fn seeds_side_by_side_decide_as_seeds_in_turn() {
-        let dir = std::env::temp_dir().join(format!("aqm-flow-seeds-{}", std::process::id()));
-        create(&dir).unwrap();
-        // A stand-in for nextpnr: `sh -c SCRIPT NAME [--seed N]`, its Fmax by seed.
-        let script = "case \"$2\" in \
-                      2) sleep 2; f=51.00 ;; \
-                      3) f=52.00 ;; \
-                      *) sleep 1; f=48.00 ;; esac; \
-                      ok=FAIL; [ \"$2\" = 2 ] || [ \"$2\" = 3 ] && ok=PASS; \
-                      echo \"Info: Max frequency for clock 'core_clock': $f MHz ($ok at 50.00 MHz)\"";
-        let cmd = |name: &str| {
-            let mut c = Command::new("sh");
-            c.args(["-c", script, name]);
-            c
-        };
-        let mut r = FlowReport {
-            dir: dir.clone(),
-            ..FlowReport::default()
-        };
+        let cmd = stand_in_nextpnr(
+            "case \"$2\" in 2) sleep 2; f=51.00 ;; 3) f=52.00 ;; *) sleep 1; f=48.00 ;; esac",
+        );
+        let mut r = scratch_report("seeds");
         place_and_route(Target::Hx8k, &cmd, 50.0, &mut r).unwrap();
         let seeds: Vec<_> = r.pnr_runs.iter().map(|run| run.seed).collect();
         assert_eq!(seeds, vec![None, Some(2)]);
         assert_eq!(r.pnr_runs[0].fmax, Some((48.0, 50.0)));
         assert_eq!(r.pnr_runs[1].fmax, Some((51.0, 50.0)));
         assert!(r.clocks.iter().all(|c| c.pass && c.fmax_mhz == 51.0));
-        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&r.dir);
+    }
+
+    /// A stand-in for nextpnr: `sh -c SCRIPT NAME [--seed N]`, where `fmax` sets `f` by the seed in
+    /// `$2`; it prints nextpnr's Fmax line for a 50 MHz clock, which seeds 2 and 3 meet.
+    fn stand_in_nextpnr(fmax: &'static str) -> impl Fn(&str) -> Command + Sync {
+        move |name: &str| {
+            let script = format!(
+                "{fmax}; ok=FAIL; [ \"$2\" = 2 ] || [ \"$2\" = 3 ] && ok=PASS; \
+                 echo \"Info: Max frequency for clock 'core_clock': $f MHz ($ok at 50.00 MHz)\""
+            );
+            let mut c = Command::new("sh");
+            c.args(["-c", &script, name]);
+            c
+        }
+    }
+
+    /// An empty report whose directory is a new scratch directory named by `tag`.
+    fn scratch_report(tag: &str) -> FlowReport {
+        let dir = std::env::temp_dir().join(format!("aqm-flow-{tag}-{}", std::process::id()));
+        create(&dir).unwrap();
+        FlowReport {
+            dir,
+            ..FlowReport::default()
+        }
     }
 
     /// A sweep runs every seed to the end, whether or not one met timing, shows the best run and adds
     /// the spread: 48, 51 and 52 MHz at 50 (the default seed misses), the median 51.
     #[test]
     fn a_sweep_runs_every_seed_and_shows_the_best() {
-        let dir = std::env::temp_dir().join(format!("aqm-flow-sweep-{}", std::process::id()));
-        create(&dir).unwrap();
-        let script = "case \"$2\" in 2) f=51.00 ;; 3) f=52.00 ;; *) f=48.00 ;; esac; \
-                      ok=FAIL; [ \"$2\" = 2 ] || [ \"$2\" = 3 ] && ok=PASS; \
-                      echo \"Info: Max frequency for clock 'core_clock': $f MHz ($ok at 50.00 MHz)\"";
-        let cmd = |name: &str| {
-            let mut c = Command::new("sh");
-            c.args(["-c", script, name]);
-            c
-        };
-        let mut r = FlowReport {
-            dir: dir.clone(),
-            ..FlowReport::default()
-        };
+        let cmd = stand_in_nextpnr("case \"$2\" in 2) f=51.00 ;; 3) f=52.00 ;; *) f=48.00 ;; esac");
+        let mut r = scratch_report("sweep");
         let seeds = [None, Some(2), Some(3)];
         place_and_route_with(Target::Hx8k, &cmd, 50.0, &seeds, true, &mut r).unwrap();
         let ran: Vec<_> = r.pnr_runs.iter().map(|run| run.seed).collect();
@@ -1565,15 +1563,13 @@ mod tests {
             s.contains("Seed sweep: 3 of 3 runs finished, 2 met 50.00 MHz; Fmax lowest 48.00, median 51.00, highest 52.00 MHz."),
             "{s}"
         );
+        let _ = std::fs::remove_dir_all(&r.dir);
         // Without the sweep the same seeds stop at seed 2, and the report has no spread.
-        let mut r = FlowReport {
-            dir: dir.clone(),
-            ..FlowReport::default()
-        };
+        let mut r = scratch_report("no-sweep");
         place_and_route_with(Target::Hx8k, &cmd, 50.0, &seeds, false, &mut r).unwrap();
         assert_eq!(r.pnr_runs.len(), 2);
         assert!(!report_markdown("seeds", &r).contains("Seed sweep"));
-        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&r.dir);
     }
 
     #[test]
