@@ -197,7 +197,10 @@ pub struct PnrRun {
 /// placement far more than on the design: cards that route in 3 to 7 minutes have also taken more than
 /// 20 with the next small change or seed (the DualPI2 card of 2026-12-05: the default seed did not
 /// finish in 900 s, seed 2 routed in 180 s beside the PIE card's route). 600 s is three times a usual
-/// route on a loaded 2-core machine, and three seeds stay within half an hour.
+/// route on a loaded 2-core machine. At worst (every seed of [`PNR_SEEDS`] stopped at the limit, both
+/// cards side by side in the suite, two runs at once) the cards take 10 runs in 5 rounds, 50 minutes;
+/// a build that misses its clock on every seed but routes (the ECP5 builds at 150 MHz, `--block`) runs
+/// all five seeds.
 pub fn pnr_limit() -> std::time::Duration {
     let secs = std::env::var("AQM_PNR_SECONDS")
         .ok()
@@ -210,11 +213,9 @@ pub fn pnr_limit() -> std::time::Duration {
 /// The nextpnr seeds tried in turn until every clock meets its target, nextpnr's default first. Near a
 /// full HX8K the placement decides a few MHz either way, so a design that misses by a little with one
 /// seed often meets timing with the next (and one that does not finish routing in [`pnr_limit`] often
-/// routes with the next); the report lists every run.
-/// Each seed is a new draw of the placement: on the PIE card at 12 ns one netlist reached 85.7 MHz with
-/// one seed and 80.5 (a miss) with another (2026-12-07, five seeds, 3 met), so a card that misses with
-/// the first three is tried twice more before the flow fails (the seeds after the one that meets
-/// never run).
+/// routes with the next); the report lists every run. On the PIE card at 12 ns one netlist reached
+/// 85.7 MHz with one seed and 80.5 (a miss) with another (2026-12-07, five seeds, 3 met): hence five,
+/// and the seeds after the one that meets never run.
 pub const PNR_SEEDS: [Option<u32>; 5] = [None, Some(2), Some(3), Some(4), Some(5)];
 
 /// A seed sweep ([`set_seed_sweep`]): this many runs, 0 when off.

@@ -5,8 +5,8 @@
 //! - `--target ecp5`: each core alone and the four-port design on the ECP5-85F, out of context.
 //! - `--area`: the HX8K line cards' area block by block, synthesis only.
 //! - `--block MODULE`: one block of a core alone between registers on the target (at `--freq`, default
-//!   100 MHz on the HX8K, 150 on the ECP5): its logic cells and Fmax, the best of three seeds; one
-//!   table row per block.
+//!   100 MHz on the HX8K, 150 on the ECP5): its logic cells and Fmax, the best of the flow's five seeds
+//!   (tried until one meets the clock); one table row per block.
 //! - `--bench`: after the builds, one table of every design: logic, block RAM, Fmax, clock, packets per
 //!   clock and per second at both ports, place-and-route time.
 //! - `--sweep N`: every build places and routes with N seeds (nextpnr's default, then 2 to N), each to
