@@ -780,7 +780,10 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
         device: format!(
             "Alchitry Cu, iCE40-HX8K-CB132; 100 MHz in, the core clock ({mhz} MHz) from the PLL."
         ),
-        core_desc: format!("the {} core alone", core.title()),
+        core_desc: format!(
+            "the {} core alone (the card's form: heads at the block RAMs)",
+            core.title()
+        ),
         brams_total: Target::Hx8k.resources().4,
         on_board: true,
         ..FlowReport::default()
@@ -794,8 +797,8 @@ pub fn build_report(core: &dyn CoreKind, rev: BoardRev, out: &Path) -> Result<Fl
         ("icepack".into(), "fpga-icestorm (no version flag)".into()),
         ("verilator".into(), version("verilator", "--version")),
     ];
-    // The core alone, for the comparison.
-    let core_v = hdl_core(core).emitted();
+    // The core alone, in the form the card builds, for the comparison.
+    let core_v = hdl_core(core).emitted_in(crate::top::CARD_HEADS);
     write(&dir.join("core.v"), &core_v.verilog)?;
     r.core_synth = yosys_ice40(&dir.join("core.v"), &core_v.module, None)?;
     r.board_synth = yosys_ice40(&dir.join("top.v"), "top", Some(&dir.join("top.json")))?;

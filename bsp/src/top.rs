@@ -329,6 +329,11 @@ macro_rules! board_top {
     };
 }
 
+/// The cores' head form on the line cards (the tops below instantiate `HEAD_RAM`): the block RAMs'
+/// outputs, where a head register's flip-flops would each take a logic cell of the HX8K. The flow
+/// synthesises the core alone in this form for its comparison with the board.
+pub const CARD_HEADS: aqm_hdl::head_queue::Heads = aqm_hdl::head_queue::Heads::Ram;
+
 board_top!(
     BoardPie,
     BoardPieSim,

@@ -25,6 +25,6 @@ module desc_queue_props (
     input wire track
 );
 `define QUEUE_MODULE desc_queue_small
-  localparam [0:0] LAG3 = 1'b0;
+  localparam integer LAG = 2;
 `include "queue_check.svh"
 endmodule

@@ -30,6 +30,6 @@ module head_queue_props (
     input wire track
 );
 `define QUEUE_MODULE head_queue_small
-  localparam [0:0] LAG3 = 1'b1;
+  localparam integer LAG = 3;
 `include "queue_check.svh"
 endmodule

@@ -1,11 +1,15 @@
 // The checks of a small descriptor queue harness (desc_queue_props.sv, head_queue_props.sv): the DUT,
 // the harness mutations, the assumptions and the COUNT, HEAD, FIFO and COVER properties. Included in the
-// harness module after it defines `QUEUE_MODULE (the design's module) and the localparam LAG3 (1: an
-// entry reaches the head three cycles after its push, not two). The module's ports: clock, rst, push,
+// harness module after it defines `QUEUE_MODULE (the design's module) and the localparam LAG (2, 3
+// or 4: how many cycles after its push an entry can be at the head), and QUEUE_LOOK for a queue with
+// the ports `next_data` and `advance` (the lag-4 queue). The module's ports: clock, rst, push,
 // push_data[7:0], pop, track.
   wire hv_dut;
   wire [7:0] hd_dut;
   wire [3:0] count;
+  // The lag-4 queue's next entry and its advance (`define QUEUE_LOOK).
+  wire [7:0] next_data;
+  wire advance;
   `QUEUE_MODULE dut (
       .clock(clock),
       .rst(rst),
@@ -14,6 +18,10 @@
       .pop(pop),
       .head_valid(hv_dut),
       .head_data(hd_dut),
+`ifdef QUEUE_LOOK
+      .next_data(next_data),
+      .advance(advance),
+`endif
       .count(count)
   );
 
@@ -56,20 +64,22 @@
 `endif
 
 `ifdef HEAD
-  // p_*: cycle c's values, seen in c+1; pp_push: the push of cycle c-1 (none across a reset), which
-  // a queue with a lag of 3 (`LAG3`) does not show yet.
+  // p_*: cycle c's values, seen in c+1; pp_push / ppp_push: the pushes of cycles c-1 and c-2 (none
+  // across a reset), which a queue with a lag of 3 (the first) or 4 (both) does not show yet.
   reg [3:0] p_count = 4'd0;
-  reg p_pop = 1'b0, p_rst = 1'b0, p_push = 1'b0, pp_push = 1'b0;
+  reg p_pop = 1'b0, p_rst = 1'b0, p_push = 1'b0, pp_push = 1'b0, ppp_push = 1'b0;
   always @(posedge clock) begin
     p_count <= count;
     p_pop <= taken;
     p_rst <= rst;
     p_push <= push && !rst;
     pp_push <= p_push && !rst;
+    ppp_push <= pp_push && !rst;
   end
   always @(*) if (!init) begin
     if (p_rst) assert (!head_valid);
-    else assert (head_valid == (p_count - {3'd0, p_pop} - {3'd0, pp_push && LAG3} != 4'd0));
+    else assert (head_valid == (p_count - {3'd0, p_pop} - {3'd0, pp_push && LAG >= 3}
+                                - {3'd0, ppp_push && LAG >= 4} != 4'd0));
   end
 `endif
 

@@ -1,6 +1,7 @@
 //! Arithmetic shaped for the iCE40's carry chains: three words to two without a chain ([`Csa`]),
 //! `a + b - c` as one chain ([`AddSub`]), an age's comparison with a threshold in shorter chains side by
-//! side ([`AgeAbove`]), an accumulator plus a small product as one adder tree ([`WeightedAdd`]), and
+//! side ([`AgeAbove`]), an accumulator plus a small product as one adder tree ([`WeightedAdd`]) or the
+//! product in carry-save form ([`WeightedCs`]), and
 //! comparisons with a constant as balanced and/or trees instead of a chain (the register files' range
 //! checks, `regfront::InRange`), and the sign of a sum in carry-select chains with its operand made a
 //! stage ahead ([`SignSplit`], [`SubConst`]).
@@ -301,6 +302,87 @@ impl Logic for WeightedAdd {
     }
 }
 
+/// `w x len` (`w` 7 bits, `len` 16 bits) in carry-save form, `s + k` modulo 2^24, with no carry
+/// chain: the seven shifted partial products through four levels of [`Csa`] (7 words to 5, 4, 3,
+/// 2). A register pair holding it feeds an accumulator's add as one more carry-save level and one
+/// chain (DualPI2's fast-form WRR credit: the heads' weighted lengths, made a cycle ahead).
+#[derive(LogicBlock, Default)]
+pub struct WeightedCs {
+    pub w: Signal<In, Bits<7>>,
+    pub len: Signal<In, Bits<16>>,
+    pub s: Signal<Out, Bits<24>>,
+    pub k: Signal<Out, Bits<24>>,
+    len24: Signal<Local, Bits<24>>,
+    pp0: Signal<Local, Bits<24>>,
+    pp1: Signal<Local, Bits<24>>,
+    pp2: Signal<Local, Bits<24>>,
+    pp3: Signal<Local, Bits<24>>,
+    pp4: Signal<Local, Bits<24>>,
+    pp5: Signal<Local, Bits<24>>,
+    pp6: Signal<Local, Bits<24>>,
+    c1: Csa<24>,
+    c2: Csa<24>,
+    c3: Csa<24>,
+    c4: Csa<24>,
+    c5: Csa<24>,
+}
+
+impl Logic for WeightedCs {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.len24.next = bit_cast::<24, 16>(self.len.val());
+        self.pp0.next = 0.into();
+        self.pp1.next = 0.into();
+        self.pp2.next = 0.into();
+        self.pp3.next = 0.into();
+        self.pp4.next = 0.into();
+        self.pp5.next = 0.into();
+        self.pp6.next = 0.into();
+        if self.w.val().get_bit(0) {
+            self.pp0.next = self.len24.val();
+        }
+        if self.w.val().get_bit(1) {
+            self.pp1.next = self.len24.val() << 1;
+        }
+        if self.w.val().get_bit(2) {
+            self.pp2.next = self.len24.val() << 2;
+        }
+        if self.w.val().get_bit(3) {
+            self.pp3.next = self.len24.val() << 3;
+        }
+        if self.w.val().get_bit(4) {
+            self.pp4.next = self.len24.val() << 4;
+        }
+        if self.w.val().get_bit(5) {
+            self.pp5.next = self.len24.val() << 5;
+        }
+        if self.w.val().get_bit(6) {
+            self.pp6.next = self.len24.val() << 6;
+        }
+        // 7 -> 5: (pp0 pp1 pp2), (pp3 pp4 pp5), pp6.
+        self.c1.a.next = self.pp0.val();
+        self.c1.b.next = self.pp1.val();
+        self.c1.c.next = self.pp2.val();
+        self.c2.a.next = self.pp3.val();
+        self.c2.b.next = self.pp4.val();
+        self.c2.c.next = self.pp5.val();
+        // 5 -> 4: (s1 2k1 s2), 2k2, pp6.
+        self.c3.a.next = self.c1.s.val();
+        self.c3.b.next = self.c1.k.val() << 1;
+        self.c3.c.next = self.c2.s.val();
+        // 4 -> 3: (s3 2k3 2k2), pp6.
+        self.c4.a.next = self.c3.s.val();
+        self.c4.b.next = self.c3.k.val() << 1;
+        self.c4.c.next = self.c2.k.val() << 1;
+        // 3 -> 2: (s4 2k4 pp6).
+        self.c5.a.next = self.c4.s.val();
+        self.c5.b.next = self.c4.k.val() << 1;
+        self.c5.c.next = self.pp6.val();
+        self.s.next = self.c5.s.val();
+        self.k.next = self.c5.k.val() << 1;
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -396,6 +478,32 @@ pub(crate) mod tests {
             Verilog::Custom(s) => s,
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn weighted_cs_is_w_times_len_in_two_words() {
+        let mut m = WeightedCs::default();
+        m.connect_all();
+        let edges = [0u64, 1, 2, 0x7fff, 0x8000, 0xfffe, 0xffff];
+        let mut cases: Vec<(u64, u64)> = (0..128u64)
+            .flat_map(|w| edges.iter().map(move |&len| (w, len)))
+            .collect();
+        let mut rng = XorShift64::new(13).unwrap();
+        cases.extend((0..20_000).map(|_| {
+            let r = rng.next_word();
+            ((r >> 24) & 0x7f, (r >> 31) & 0xffff)
+        }));
+        for (w, len) in cases {
+            m.w.next = w.to_bits();
+            m.len.next = len.to_bits();
+            settle(&mut m);
+            assert_eq!(
+                (m.s.val().to_u64() + m.k.val().to_u64()) & 0xff_ffff,
+                w * len,
+                "{w} x {len}"
+            );
+        }
+        yosys_validate("weighted_cs", &generate_verilog(&m)).unwrap();
     }
 
     #[test]

@@ -130,7 +130,12 @@ impl HdlCore {
     /// The core's Verilog, its heads in flip-flops, as `module <design>`, its submodules
     /// `<design>$...`.
     pub fn emitted(&self) -> Emitted {
-        (self.emit)(&self.design(), Heads::Registers)
+        self.emitted_in(Heads::Registers)
+    }
+
+    /// The core's Verilog in the head form `heads`, as [`HdlCore::emitted`].
+    pub fn emitted_in(&self, heads: Heads) -> Emitted {
+        (self.emit)(&self.design(), heads)
     }
 }
 

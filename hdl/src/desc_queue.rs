@@ -17,13 +17,13 @@ use rust_hdl::prelude::*;
 /// `fwft_queue! { /// docs \n pub struct Name<const X: u64, ..> { own fields } }`: a queue block with
 /// `W`-bit entries and `C` bits of count, generic in `W`, `A` (its RAM's address bits), `C` and the
 /// block's own `u64` constants, if any; the ports come first,
-/// then the block's own (private) fields. [`DescQueue`] and [`crate::head_queue::HeadQueue`] are the
+/// then the block's own fields (private, or ports of its own). [`DescQueue`] and [`crate::head_queue::HeadQueue`] are the
 /// same block to the outside.
 macro_rules! fwft_queue {
     (
         $(#[$m:meta])*
         pub struct $name:ident $(<$(const $g:ident: u64),+>)? {
-            $($f:ident: $t:ty,)*
+            $($(#[$fm:meta])* $v:vis $f:ident: $t:ty,)*
         }
     ) => {
         $(#[$m])*
@@ -40,7 +40,7 @@ macro_rules! fwft_queue {
             pub head_data: Signal<Out, Bits<W>>,
             /// Entries held, the head included.
             pub count: Signal<Out, Bits<C>>,
-            $($f: $t,)*
+            $($(#[$fm])* $v $f: $t,)*
         }
     };
 }

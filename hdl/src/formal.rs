@@ -7,7 +7,7 @@
 use crate::cores::HDL_CORES;
 use crate::desc_queue::DescQueue;
 use crate::emit::{emit_as, Emitted};
-use crate::head_queue::{HeadQueue, HEAD_RAM, HEAD_REG};
+use crate::head_queue::{HeadQueue, LookQueue, HEAD_RAM, HEAD_REG};
 use crate::prng::Prng;
 use aqm_golden::hw::regs::{Access, RegDef};
 use std::fmt::Write;
@@ -35,6 +35,15 @@ pub fn small_head_queue<const HR: u64>() -> Emitted {
     )
 }
 
+/// The lag-4 queue (DualPI2's) with 8 entries of 8 bits in the head form `HR`
+/// (`LookQueue<8, 3, 4, HR>`), as `module look_queue_small`.
+pub fn small_look_queue<const HR: u64>() -> Emitted {
+    emit_as(
+        LookQueue::<SMALL_QUEUE_WIDTH, SMALL_QUEUE_ADDR_BITS, { SMALL_QUEUE_ADDR_BITS + 1 }, HR>::default(),
+        "look_queue_small",
+    )
+}
+
 /// The random generator, as `module prng_block`.
 pub fn prng() -> Emitted {
     emit_as(Prng::<0>::default(), "prng_block")
@@ -46,6 +55,8 @@ pub fn designs() -> Vec<(&'static str, Emitted)> {
         ("desc_queue_small", small_queue()),
         ("head_queue_reg_small", small_head_queue::<HEAD_REG>()),
         ("head_queue_ram_small", small_head_queue::<HEAD_RAM>()),
+        ("look_queue_reg_small", small_look_queue::<HEAD_REG>()),
+        ("look_queue_ram_small", small_look_queue::<HEAD_RAM>()),
         ("prng_block", prng()),
     ]
 }

@@ -23,7 +23,7 @@ use super::ingress::DualPi2Ingress;
 use super::params::DualPi2Params;
 use super::regs::DualPi2Regs;
 use crate::core_ports::{aqm_core, core_logic};
-use crate::head_queue::HeadQueue;
+use crate::head_queue::LookQueue;
 use crate::prng::Prng;
 use crate::reset::ResetFanout;
 use rust_hdl::prelude::*;
@@ -34,10 +34,11 @@ pub const QUEUE_ADDR_BITS: usize = 9;
 aqm_core! {
     /// `HR`: where the queues keep their heads ([`crate::head_queue`]: in flip-flops,
     /// [`crate::head_queue::HEAD_REG`], or at their block RAMs' outputs,
-    /// [`crate::head_queue::HEAD_RAM`]; one timing contract). With the heads in flip-flops (the
-    /// fast form) the egress also sums both queues' credit candidates beside the pick (two adder
-    /// trees, not one) and compares L's sojourn at both departure times, and the generator keeps its
-    /// next word in a register: the same decisions, about 500 LUT4 more.
+    /// [`crate::head_queue::HEAD_RAM`]; one timing contract, a lag of 4). With the heads in
+    /// flip-flops (the fast form) each queue also keeps the entry after its head in a register, the
+    /// egress keeps each head's weighted length for the credit in a register made from it a cycle
+    /// ahead and compares L's sojourn at both departure times, and the generator keeps its next word
+    /// in a register: the same decisions.
     #[derive(LogicBlock, Default)]
     pub struct DualPi2Core<const HR: u64> {
         rst_i: Signal<Local, Bit>,
@@ -47,10 +48,10 @@ aqm_core! {
         regs: DualPi2Regs,
         params: DualPi2Params,
         ctrl: DualPi2Controller,
-        ingress: DualPi2Ingress,
+        ingress: DualPi2Ingress<HR>,
         egress: DualPi2Egress<HR>,
-        queue_l: HeadQueue<75, QUEUE_ADDR_BITS, 10, HR>,
-        queue_c: HeadQueue<75, QUEUE_ADDR_BITS, 10, HR>,
+        queue_l: LookQueue<75, QUEUE_ADDR_BITS, 10, HR>,
+        queue_c: LookQueue<75, QUEUE_ADDR_BITS, 10, HR>,
         prng: Prng<HR>,
     }
 }
@@ -105,6 +106,12 @@ core_logic! {
             self.egress.drop_overload.next = self.params.drop_overload.val();
             self.egress.wc.next = self.params.wc.val();
             self.egress.wl.next = self.params.wl.val();
+            self.egress.wc_next.next = self.params.wc_next.val();
+            self.egress.wl_next.next = self.params.wl_next.val();
+            self.egress.next_len_l.next = self.queue_l.next_data.val().get_bits::<16>(0);
+            self.egress.adv_l.next = self.queue_l.advance.val();
+            self.egress.next_len_c.next = self.queue_c.next_data.val().get_bits::<16>(0);
+            self.egress.adv_c.next = self.queue_c.advance.val();
             self.egress.init_credit.next = self.params.init_credit.val();
             self.egress.credit_commit.next = self.params.credit_commit.val();
             self.egress.credit_load.next = self.params.commit_credit.val();
@@ -198,7 +205,7 @@ mod area {
         }
         w("ctrl", DualPi2Controller::default());
         w("egress", DualPi2Egress::<1>::default());
-        w("ingress", DualPi2Ingress::default());
+        w("ingress", DualPi2Ingress::<1>::default());
         w("params", DualPi2Params::default());
         w("regs", DualPi2Regs::default());
         w("link", crate::link::LinkModel::default());

@@ -17,9 +17,11 @@
 //! chains of at most 32 bits side by side, [`AgeAbove`]) and each queue's 2 MTU gate are off the path from the
 //! credit to the credit. The gate is one 17-bit chain: the ingress keeps the backlog's gap to 2 MTU,
 //! L + C - 2 MTU, in a register computed a cycle ahead, so that only the head's length is subtracted
-//! here. Only the credit's own w x len (7 x 16 bits) follows the pick, and the credit
-//! is a leaf of its adder tree (for a C packet inverted, and the sum inverted), so the loop
-//! from the credit to the credit holds three adders, not a product's three and then the add.
+//! here. In the small form only the credit's own w x len (7 x 16 bits) follows the pick, and the
+//! credit is a leaf of its adder tree (for a C packet inverted, and the sum inverted), so the loop
+//! from the credit to the credit holds three adders, not a product's three and then the add. In the
+//! fast form each head's w x len waits in a register, made a cycle ahead from the queue's next entry
+//! (`LookQueue`), so the loop holds one adder.
 //!
 //! The drop decides last, so it drives single flip-flops only: the credit after a dequeue with both
 //! queues backlogged goes into `cand` whatever the decision, and `pend` (the packet was sent) chooses
@@ -31,7 +33,7 @@
 //! registers hold the credit less one, so that the pick's credit <= 0 is a sign bit, not a 24-bit OR:
 //! the loads take one off and the `credit` port adds it back, both off the loop.
 
-use crate::arith::{AgeAbove, WeightedAdd};
+use crate::arith::{AgeAbove, Csa, WeightedAdd, WeightedCs};
 use crate::konst::K;
 use crate::link::LinkModel;
 use aqm_golden::dualpi2::params::HARDWARE_PARAMS;
@@ -65,6 +67,15 @@ pub struct DualPi2Egress<const TWO: u64> {
     pub drop_overload: Signal<In, Bit>,
     pub wc: Signal<In, Bits<7>>,
     pub wl: Signal<In, Bits<7>>,
+    /// The weights after this edge, and each queue's next entry's length with "the head takes it at
+    /// this edge" (`LookQueue`'s `next_data` and `advance`): the fast form keeps each head's
+    /// weighted length in a register made a cycle ahead.
+    pub wc_next: Signal<In, Bits<7>>,
+    pub wl_next: Signal<In, Bits<7>>,
+    pub next_len_l: Signal<In, Bits<16>>,
+    pub adv_l: Signal<In, Bit>,
+    pub next_len_c: Signal<In, Bits<16>>,
+    pub adv_c: Signal<In, Bit>,
     pub init_credit: Signal<In, Bits<24>>,
     /// The parameter engine commits new weights: the credit restarts from `credit_load`.
     pub credit_commit: Signal<In, Bit>,
@@ -176,12 +187,26 @@ pub struct DualPi2Egress<const TWO: u64> {
     w: Signal<Local, Bits<7>>,
     /// A C packet takes its change off the credit as ~(~credit + w x len): `inv` is all ones then.
     inv: Signal<Local, Bits<24>>,
-    /// The credit after the shown packet (less one, as `cr`). One tree: the picked queue's w x len on
-    /// the credit (inverted for C) in `wa_l`. Two trees (`TWO` = 1): each queue's candidate beside the
-    /// pick, L's in `wa_l` and C's in `wa_c`, and the pick chooses last.
+    /// The credit after the shown packet (less one, as `cr`). One tree (`TWO` = 0): the picked
+    /// queue's w x len on the credit (inverted for C) in `wa_l`. The fast form (`TWO` = 1): each
+    /// queue's candidate beside the pick, `cr + wlen_l` and `cr - wlen_c`, the pick choosing last.
     next_cr: Signal<Local, Bits<24>>,
     wa_l: WeightedAdd,
-    wa_c: WeightedAdd,
+    /// The fast form: each head's weighted length (wc x len for L, wl x len for C) in carry-save
+    /// form in a pair of registers (`*_s` + `*_k`), made a cycle ahead from the weights after the
+    /// edge and the entry the head has after the edge: the next entry's (`wn_*`) if the head takes
+    /// it, else the head's own (`wh_*`, for a weight commit). The credit's loop then holds one
+    /// carry-save level, one adder (`cs_*`: cr + wlen for L, ~(~cr + wlen) for C) and the pick.
+    wlen_l_s: DFF<Bits<24>>,
+    wlen_l_k: DFF<Bits<24>>,
+    wlen_c_s: DFF<Bits<24>>,
+    wlen_c_k: DFF<Bits<24>>,
+    wh_l: WeightedCs,
+    wn_l: WeightedCs,
+    wh_c: WeightedCs,
+    wn_c: WeightedCs,
+    cs_l: Csa<24>,
+    cs_c: Csa<24>,
     /// The fast form (the core's heads in flip-flops): two credit trees, and L's step threshold at
     /// both departure times. Either form computes the same decisions.
     two: K<1, TWO>,
@@ -204,6 +229,10 @@ impl<const TWO: u64> Logic for DualPi2Egress<TWO> {
             cand,
             base,
             pend,
+            wlen_l_s,
+            wlen_l_k,
+            wlen_c_s,
+            wlen_c_k,
             sent_pkts_l_r,
             sent_pkts_c_r,
             sent_bytes_l_r,
@@ -322,11 +351,11 @@ impl<const TWO: u64> Logic for DualPi2Egress<TWO> {
         self.soj.next = self.dep.val() - self.head.val().get_bits::<40>(34);
 
         // The credit's next value: credit + w x len for an L packet (w = wc), credit - w x len for a C
-        // packet (w = wl = 100 - wc, a register) as ~(~credit + w x len): w x len as seven shifted partial
-        // products, summed with the credit (inverted for C) in one tree of adders, the sum inverted
-        // for C (Form E of hdl/timing/credit_loop.v). With two trees, each queue's candidate is
-        // summed from its own head beside the pick, and the pick only chooses: the loop from the
-        // credit to the credit is its three adders and a mux.
+        // packet (w = wl = 100 - wc, a register). One tree: as ~(~credit + w x len), w x len as
+        // seven shifted partial products summed with the credit (inverted for C) in one tree of
+        // adders, the sum inverted for C (Form E of hdl/timing/credit_loop.v). The fast form: each
+        // head's w x len is in a register (Form B2), so the loop from the credit to the credit is
+        // one adder and the pick's mux.
         self.w.next = self.wl.val();
         if self.pick_l.val() {
             self.w.next = self.wc.val();
@@ -338,17 +367,37 @@ impl<const TWO: u64> Logic for DualPi2Egress<TWO> {
         self.wa_l.acc.next = self.cr.val() ^ self.inv.val();
         self.wa_l.w.next = self.w.val();
         self.wa_l.len.next = self.len.val();
-        self.wa_c.acc.next = !self.cr.val();
-        self.wa_c.w.next = self.wl.val();
-        self.wa_c.len.next = self.head_c.val().get_bits::<16>(0);
         self.next_cr.next = self.wa_l.sum.val() ^ self.inv.val();
+        self.wh_l.w.next = self.wc_next.val();
+        self.wh_l.len.next = self.head_l.val().get_bits::<16>(0);
+        self.wn_l.w.next = self.wc_next.val();
+        self.wn_l.len.next = self.next_len_l.val();
+        self.wh_c.w.next = self.wl_next.val();
+        self.wh_c.len.next = self.head_c.val().get_bits::<16>(0);
+        self.wn_c.w.next = self.wl_next.val();
+        self.wn_c.len.next = self.next_len_c.val();
+        self.wlen_l_s.d.next = self.wh_l.s.val();
+        self.wlen_l_k.d.next = self.wh_l.k.val();
+        if self.adv_l.val() {
+            self.wlen_l_s.d.next = self.wn_l.s.val();
+            self.wlen_l_k.d.next = self.wn_l.k.val();
+        }
+        self.wlen_c_s.d.next = self.wh_c.s.val();
+        self.wlen_c_k.d.next = self.wh_c.k.val();
+        if self.adv_c.val() {
+            self.wlen_c_s.d.next = self.wn_c.s.val();
+            self.wlen_c_k.d.next = self.wn_c.k.val();
+        }
+        self.cs_l.a.next = self.cr.val();
+        self.cs_l.b.next = self.wlen_l_s.q.val();
+        self.cs_l.c.next = self.wlen_l_k.q.val();
+        self.cs_c.a.next = !self.cr.val();
+        self.cs_c.b.next = self.wlen_c_s.q.val();
+        self.cs_c.c.next = self.wlen_c_k.q.val();
         if self.two.val().any() {
-            self.wa_l.acc.next = self.cr.val();
-            self.wa_l.w.next = self.wc.val();
-            self.wa_l.len.next = self.head_l.val().get_bits::<16>(0);
-            self.next_cr.next = !self.wa_c.sum.val();
+            self.next_cr.next = !(self.cs_c.s.val() + (self.cs_c.k.val() << 1));
             if self.pick_l.val() {
-                self.next_cr.next = self.wa_l.sum.val();
+                self.next_cr.next = self.cs_l.s.val() + (self.cs_l.k.val() << 1);
             }
         }
 

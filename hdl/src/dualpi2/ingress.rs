@@ -32,7 +32,7 @@ use rust_hdl::prelude::*;
 const RESET_GAP: u64 = (1 << 24) - 2 * H.mtu as u64;
 
 #[derive(LogicBlock, Default)]
-pub struct DualPi2Ingress {
+pub struct DualPi2Ingress<const TWO: u64> {
     pub clock: Signal<In, Clock>,
     pub rst: Signal<In, Bit>,
     pub now40: Signal<In, Bits<40>>, // ns; the enqueue timestamp is taken in stage V
@@ -76,7 +76,7 @@ pub struct DualPi2Ingress {
     pub dropped_l: Signal<Out, Bits<32>>,
     pub dropped_c: Signal<Out, Bits<32>>,
     pub maxq: Signal<Out, Bits<11>>,
-    /// A descriptor in stage V, or pushed in one of the last two cycles (not at its queue's head yet).
+    /// A descriptor in stage V, or pushed in one of the last three cycles (not at its queue's head yet).
     pub busy: Signal<Out, Bit>,
 
     v_valid: DFF<Bit>,
@@ -90,6 +90,7 @@ pub struct DualPi2Ingress {
     r_csa: Csa<25>,
     pushed: DFF<Bit>,
     pushed2: DFF<Bit>,
+    pushed3: DFF<Bit>,
     vv: DFF<Bit>,
     vtag: DFF<Bits<16>>,
     vcode: DFF<Bits<2>>,
@@ -113,13 +114,19 @@ pub struct DualPi2Ingress {
     drop: Signal<Local, Bit>,
     enq: Signal<Local, Bit>,
     step: Signal<Local, Bit>,
-    /// Each byte backlog's update: backlog - pop (`keep_*`), and that + the packet in V (`add_*`),
-    /// made beside V's decision, which then only chooses between them (as for the gap): V's limit
-    /// checks are not in front of a 22-bit chain. (With the push's length added after the decision,
-    /// the ECP5 DualPI2 core's longest path ran from the packet count's check through the push into
-    /// L's backlog, 11.4 ns. As one `AddSub` each, synthesis gave the core 166 more LUT4, flattened.)
+    /// Each byte backlog's update: backlog - pop (`keep_*`), and backlog + the packet in V - pop
+    /// (`add_*`), made beside V's decision, which then only chooses between them (as for the gap):
+    /// V's limit checks are not in front of a 22-bit chain. (With the push's length added after the
+    /// decision, the ECP5 DualPI2 core's longest path ran from the packet count's check through the
+    /// push into L's backlog, 11.4 ns. As one `AddSub` each, synthesis gave the core 166 more LUT4,
+    /// flattened.) In the fast form (`TWO` = 1) the pop is one chain from either: backlog + the
+    /// packet in V (`pre_*`) is summed from flip-flops beside it (with keep + len after the pop, the
+    /// pick's path into a backlog held two chains: 12.4 ns on the ECP5 DualPI2 core); the small form
+    /// adds the packet to `keep_*` (two chains fewer, 68 LUT4 on the iCE40).
     add_l: Signal<Local, Bits<22>>,
     add_c: Signal<Local, Bits<22>>,
+    pre_l: Signal<Local, Bits<22>>,
+    pre_c: Signal<Local, Bits<22>>,
     sub_l: Signal<Local, Bits<22>>,
     sub_c: Signal<Local, Bits<22>>,
     keep_l: Signal<Local, Bits<22>>,
@@ -138,9 +145,11 @@ pub struct DualPi2Ingress {
     gap_push: Signal<Local, Bits<24>>,
     gap_keep: Signal<Local, Bits<24>>,
     c_reset_gap: K<24, RESET_GAP>,
+    /// The core's fast form (heads in registers).
+    two: K<1, TWO>,
 }
 
-impl Logic for DualPi2Ingress {
+impl<const TWO: u64> Logic for DualPi2Ingress<TWO> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
@@ -154,6 +163,7 @@ impl Logic for DualPi2Ingress {
             v_room,
             pushed,
             pushed2,
+            pushed3,
             vv,
             vtag,
             vcode,
@@ -209,6 +219,7 @@ impl Logic for DualPi2Ingress {
             | bit_cast::<75, 16>(self.v_len.q.val());
         self.pushed.d.next = self.enq.val();
         self.pushed2.d.next = self.pushed.q.val();
+        self.pushed3.d.next = self.pushed2.q.val();
         self.vv.d.next = self.v_valid.q.val();
         self.vtag.d.next = 0.into();
         self.vcode.d.next = 0.into();
@@ -246,8 +257,14 @@ impl Logic for DualPi2Ingress {
         }
         self.keep_l.next = self.bytes_l_r.q.val() - self.sub_l.val();
         self.keep_c.next = self.bytes_c_r.q.val() - self.sub_c.val();
+        self.pre_l.next = self.bytes_l_r.q.val() + bit_cast::<22, 16>(self.v_len.q.val());
+        self.pre_c.next = self.bytes_c_r.q.val() + bit_cast::<22, 16>(self.v_len.q.val());
         self.add_l.next = self.keep_l.val() + bit_cast::<22, 16>(self.v_len.q.val());
         self.add_c.next = self.keep_c.val() + bit_cast::<22, 16>(self.v_len.q.val());
+        if self.two.val().any() {
+            self.add_l.next = self.pre_l.val() - self.sub_l.val();
+            self.add_c.next = self.pre_c.val() - self.sub_c.val();
+        }
         self.bytes_l_r.d.next = self.keep_l.val();
         self.bytes_c_r.d.next = self.keep_c.val();
         if self.push_l.val() {
@@ -291,7 +308,10 @@ impl Logic for DualPi2Ingress {
         self.dropped_l.next = self.dropped_l_r.q.val();
         self.dropped_c.next = self.dropped_c_r.q.val();
         self.maxq.next = self.maxq_r.q.val();
-        self.busy.next = self.v_valid.q.val() | self.pushed.q.val() | self.pushed2.q.val();
+        self.busy.next = self.v_valid.q.val()
+            | self.pushed.q.val()
+            | self.pushed2.q.val()
+            | self.pushed3.q.val();
 
         if self.clear_counters.val() {
             self.pkts_in_l_r.d.next = 0.into();
@@ -304,6 +324,7 @@ impl Logic for DualPi2Ingress {
             self.v_valid.d.next = false;
             self.pushed.d.next = false;
             self.pushed2.d.next = false;
+            self.pushed3.d.next = false;
             self.vv.d.next = false;
             self.vtag.d.next = 0.into();
             self.vcode.d.next = 0.into();

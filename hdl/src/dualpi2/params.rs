@@ -95,14 +95,18 @@ pub struct DualPi2Params {
     pub limit: Signal<Out, Bits<11>>,
     pub byte_limit: Signal<Out, Bits<23>>,
     pub mtu: Signal<Out, Bits<11>>,
-    /// MTU after this edge: `mtu`'s register input, with a commit or a reset in it (the ingress keeps
-    /// the backlog's distance to 2 MTU a cycle ahead with it).
+    /// MTU after this edge, with a commit in it, but not a reset (the ingress keeps the backlog's
+    /// distance to 2 MTU a cycle ahead with it, and is reset in the same cycle).
     pub mtu_next: Signal<Out, Bits<11>>,
-    /// The byte limit after this edge (its register's input), for the ingress's accept stage.
+    /// The byte limit after this edge (not a reset's), for the ingress's accept stage.
     pub byte_limit_next: Signal<Out, Bits<23>>,
     pub wc: Signal<Out, Bits<7>>, // C protection, %
     /// L's weight, 100 - wc, committed with it (the WRR credit's loop reads a register, not a chain).
     pub wl: Signal<Out, Bits<7>>,
+    /// The weights after this edge (but for a reset: the queues are empty after it): the egress
+    /// keeps each head's weighted length a cycle ahead with them.
+    pub wc_next: Signal<Out, Bits<7>>,
+    pub wl_next: Signal<Out, Bits<7>>,
     pub init_credit: Signal<Out, Bits<24>>, // signed
     pub link_bt: Signal<Out, Bits<24>>,
 
@@ -132,6 +136,10 @@ pub struct DualPi2Params {
     k_cm: DFF<Bit>,
     tu_cm: DFF<Bit>,
     cr_cm: DFF<Bit>,
+    /// This cycle's commit takes C_PROTECTION (set with `cm`, a cycle ahead), and L's weight it
+    /// commits, 100 - wc (for `wc_next`, `wl_next`).
+    w_cm: DFF<Bit>,
+    wl_stage: DFF<Bits<7>>,
     target_ns_r: DFF<Bits<30>>,
     tupdate_ns_r: DFF<Bits<30>>,
     alpha_i_r: DFF<Bits<21>>,
@@ -218,6 +226,8 @@ impl Logic for DualPi2Params {
             k_cm,
             tu_cm,
             cr_cm,
+            w_cm,
+            wl_stage,
             target_ns_r,
             tupdate_ns_r,
             alpha_i_r,
@@ -301,6 +311,7 @@ impl Logic for DualPi2Params {
         self.k_cm.d.next = false;
         self.tu_cm.d.next = false;
         self.cr_cm.d.next = false;
+        self.w_cm.d.next = false;
         if self.busy_r.q.val() {
             self.n.d.next = self.n.q.val() + 1;
             self.first.d.next = false;
@@ -367,6 +378,8 @@ impl Logic for DualPi2Params {
                 self.k_cm.d.next = self.job_k.val();
                 self.tu_cm.d.next = self.sel.q.val().get_bit(1);
                 self.cr_cm.d.next = self.job_mtu.val() | self.job_cp.val();
+                self.w_cm.d.next = self.job_cp.val();
+                self.wl_stage.d.next = self.c_hundred.val() - self.edata.q.val().get_bits::<7>(0);
             }
             if self.cm.q.val() {
                 self.busy_r.d.next = false;
@@ -412,7 +425,7 @@ impl Logic for DualPi2Params {
                 }
                 if self.sel.q.val().get_bit(11) {
                     self.wc_r.d.next = self.edata.q.val().get_bits::<7>(0);
-                    self.wl_r.d.next = self.c_hundred.val() - self.edata.q.val().get_bits::<7>(0);
+                    self.wl_r.d.next = self.wl_stage.q.val();
                     self.credit_r.d.next = self.credit.val();
                 }
                 if self.sel.q.val().get_bit(12) {
@@ -458,6 +471,7 @@ impl Logic for DualPi2Params {
             self.k_cm.d.next = false;
             self.tu_cm.d.next = false;
             self.cr_cm.d.next = false;
+            self.w_cm.d.next = false;
             self.first.d.next = false;
             self.second.d.next = false;
             self.n.d.next = 0.into();
@@ -481,8 +495,25 @@ impl Logic for DualPi2Params {
             self.credit_r.d.next = self.c_credit.val();
             self.link_bt_r.d.next = 0.into();
         }
-        self.mtu_next.next = self.mtu_r.d.val();
-        self.byte_limit_next.next = self.byte_limit_r.d.val();
+        // MTU, the byte limit and the weights after this edge, from flip-flops (the commit's strobe
+        // and the values it commits), not from their registers' input logic and its reset: in a reset
+        // cycle no one reads them (the ingress's accept stage and gap, the queues and the egress are
+        // reset in the same cycle; the queues are empty after it).
+        self.mtu_next.next = self.mtu_r.q.val();
+        self.byte_limit_next.next = self.byte_limit_r.q.val();
+        if self.cm.q.val() & self.sel.q.val().get_bit(9) {
+            self.byte_limit_next.next = self.p.q.val().get_bits::<23>(8);
+        }
+        if self.cm.q.val() & self.sel.q.val().get_bit(10) {
+            self.mtu_next.next = self.edata.q.val().get_bits::<11>(0);
+            self.byte_limit_next.next = self.r_bl.q.val();
+        }
+        self.wc_next.next = self.wc_r.q.val();
+        self.wl_next.next = self.wl_r.q.val();
+        if self.w_cm.q.val() {
+            self.wc_next.next = self.edata.q.val().get_bits::<7>(0);
+            self.wl_next.next = self.wl_stage.q.val();
+        }
     }
 }
 
@@ -516,7 +547,17 @@ mod tests {
             settle(e);
             assert!(e.busy.val(), "busy in cycle {c}");
             assert_eq!(snapshot(e), before, "parameter changed early, cycle {c}");
+            // The values after the edge that the ingress and the egress read a cycle ahead.
+            let next = (
+                e.wc_next.val(),
+                e.wl_next.val(),
+                e.mtu_next.val(),
+                e.byte_limit_next.val(),
+            );
             clock_edge(e, |e| &mut e.clock);
+            settle(e);
+            let now = (e.wc.val(), e.wl.val(), e.mtu.val(), e.byte_limit.val());
+            assert_eq!(now, next, "weights, MTU, byte limit after cycle {c}");
         }
         settle(e);
         assert!(!e.busy.val());

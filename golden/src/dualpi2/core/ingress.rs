@@ -32,8 +32,10 @@ pub struct Ingress {
     v: Stage,
     /// Stage V pushed an entry at the last edge (it is not at the head yet).
     pub pushed: bool,
-    /// ... or at the edge before (it is in the queue's head register from the next cycle on).
+    /// ... or at the edge before (it is in the queue's next-entry register from the next cycle on).
     pub pushed2: bool,
+    /// ... or at the edge before that (it is in the queue's head register from the next cycle on).
+    pub pushed3: bool,
     pub vv: bool,
     pub vtag: u16,
     pub vcode: u8,
@@ -111,6 +113,7 @@ impl Ingress {
             self.vqueue = false;
         }
         self.vv = s.valid;
+        self.pushed3 = self.pushed2;
         self.pushed2 = self.pushed;
         self.pushed = push.is_some();
         // The byte backlogs: this cycle's push in, this cycle's pop out.

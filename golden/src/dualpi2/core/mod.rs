@@ -256,6 +256,7 @@ impl DualPi2CoreModel {
             && !self.ingress.busy()
             && !self.ingress.pushed
             && !self.ingress.pushed2
+            && !self.ingress.pushed3
             && self.egress.quiet()
             && !eg.deq
             && !self.egress.link.in_tx()

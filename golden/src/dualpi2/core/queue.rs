@@ -1,7 +1,7 @@
-//! The DualPI2 core's descriptor: one 512 x 75-bit block-RAM FIFO per queue (L and C) behind a head
-//! register (`aqm_hdl::head_queue::HeadQueue<75, 9, 10>`), in the shared queue model
-//! ([`crate::hw::queue`] with a lag of 3: an entry reaches the head three cycles after its push at the
-//! earliest, a pop shows the next entry the cycle after).
+//! The DualPI2 core's descriptor: one 512 x 75-bit block-RAM FIFO per queue (L and C) behind two
+//! registers, the head and the entry after it (`aqm_hdl::head_queue::LookQueue<75, 9, 10>`), in the
+//! shared queue model ([`crate::hw::queue`] with a lag of 4: an entry reaches the head four cycles
+//! after its push at the earliest, a pop shows the next entry the cycle after).
 
 use crate::hw::Desc;
 
@@ -16,4 +16,4 @@ pub struct Entry {
     pub apply_step: bool,
 }
 
-pub type Queue = crate::hw::queue::Queue<Entry, 3>;
+pub type Queue = crate::hw::queue::Queue<Entry, 4>;

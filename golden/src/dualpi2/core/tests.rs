@@ -147,18 +147,20 @@ fn class_uses_the_ecn_mask_of_the_acceptance_cycle() {
 }
 
 #[test]
-fn entries_reach_the_head_three_cycles_after_the_push() {
+fn entries_reach_the_head_four_cycles_after_the_push() {
     let mut b = Bench::new();
     let a = b.offer(100, Ecn::NotEct, 1);
-    // Pushed at the edge of a+1: counted in a+2, at the block RAM's output in a+3, in the head
-    // register in a+4.
+    // Pushed at the edge of a+1: counted in a+2, at the block RAM's output in a+3, in the next-entry
+    // register in a+4, in the head register in a+5.
     assert!(!b.clk().idle); // a+1
     assert_eq!(b.m.backlog(QueueId::Classic), (1, 100));
     assert!(!b.clk().idle); // a+2: the push of the previous cycle
     assert_eq!(b.m.queues[0].head(), None); // the state of a+3
     assert!(!b.clk().idle); // a+3: the push of the cycle before the last
-    assert!(b.out().idle); // a+4
-    assert_eq!(b.n, a + 4);
+    assert_eq!(b.m.queues[0].head(), None); // the state of a+4
+    assert!(!b.clk().idle); // a+4: the push three cycles back
+    assert!(b.out().idle); // a+5
+    assert_eq!(b.n, a + 5);
     assert_eq!(b.m.queues[0].head().map(|h| h.desc.tag), Some(1));
 }
 
@@ -1008,7 +1010,7 @@ fn a_read_or_write_in_a_reset_cycle_is_lost() {
 
 #[test]
 fn a_request_on_a_descriptor_not_yet_at_the_head_resets_the_credit() {
-    // The push of a+1 is at the head in a+4: a request in a+2 and a+3 finds both heads invalid.
+    // The push of a+1 is at the head in a+5: a request in a+2 to a+4 finds both heads invalid.
     let mut b = Bench::new();
     b.enqueue(1000, Ecn::Ect1, 1);
     b.enqueue(1000, Ecn::NotEct, 2);
@@ -1022,7 +1024,9 @@ fn a_request_on_a_descriptor_not_yet_at_the_head_resets_the_credit() {
     assert_eq!(b.m.credit(), -121_120);
     assert!(!b.clk().out_valid); // a+3
     assert_eq!(b.m.credit(), -121_120);
-    assert!(b.out().out_valid); // a+4: at the head, dequeued
+    assert!(!b.clk().out_valid); // a+4
+    assert_eq!(b.m.credit(), -121_120);
+    assert!(b.out().out_valid); // a+5: at the head, dequeued
     b.clk();
     assert_eq!(b.m.credit(), -121_120);
     assert_eq!(b.m.backlog(QueueId::L).1, 0);
