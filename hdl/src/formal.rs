@@ -1,6 +1,6 @@
 //! The shared blocks emitted small for the formal proofs (`scripts/prove`, hdl/formal/): the descriptor
 //! queue with 8 entries instead of 512 or 1024 (the same `DescQueue` source, other generics; and the
-//! lag-3 `HeadQueue` around it in both head forms), so that
+//! lag-3 `HeadQueue` and the lag-4 `LookQueue` around it, each in both head forms), so that
 //! k-induction and deep bounded checks over its pointers, count and every stored word stay cheap, and
 //! the random generator on its own. The cores themselves are proved as `aqm-emit` writes them.
 
