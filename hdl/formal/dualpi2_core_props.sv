@@ -14,7 +14,7 @@
 //   QUEUE    shadow counts per queue q = enqueue verdicts - departures (sent or dropped at dequeue):
 //            no departure from a queue whose count is 0, each count <= HW_QUEUE_CAPACITY = 512, and no
 //            stall: with packets queued (and the link model off) a packet is shown in every cycle, but
-//            for one enqueued in the last cycle (not at its head yet), so with out_ready high one
+//            for those enqueued in the last two cycles (not at their heads yet), so with out_ready high one
 //            leaves in every cycle
 //   LIMIT    no enqueue takes the two queues beyond the LIMIT in effect: the count stage V admits
 //            against (the contract's, followed through the pops) is below its cycle's LIMIT; with the
@@ -193,17 +193,20 @@ module dualpi2_core_props (
       q_c <= q_c + {11'd0, enq && !verdict_queue} - {11'd0, departure && !out_queue};
     end
 `ifdef QUEUE
-  // An entry reaches its queue's head three cycles after its push, two after its verdict: the last
-  // cycle's enqueue is counted in q_l or q_c but not at the head yet.
-  reg enq_l1 = 1'b0, enq_c1 = 1'b0;
+  // An entry reaches its queue's head four cycles after its push, three after its verdict: the
+  // enqueues of the last two cycles are counted in q_l or q_c but not at the head yet.
+  reg enq_l1 = 1'b0, enq_c1 = 1'b0, enq_l2 = 1'b0, enq_c2 = 1'b0;
   always @(posedge clock) begin
     enq_l1 <= enq && verdict_queue && !init;
     enq_c1 <= enq && !verdict_queue && !init;
+    enq_l2 <= enq_l1 && !init;
+    enq_c2 <= enq_c1 && !init;
   end
   always @(*) if (!init) begin
     if (out_valid) assert (out_queue ? q_l != 12'd0 : q_c != 12'd0);
     assert (q_l <= 12'd512 && q_c <= 12'd512);
-    if (q_l - {11'd0, enq_l1} != 12'd0 || q_c - {11'd0, enq_c1} != 12'd0) assert (out_valid);
+    if (q_l - {11'd0, enq_l1} - {11'd0, enq_l2} != 12'd0
+        || q_c - {11'd0, enq_c1} - {11'd0, enq_c2} != 12'd0) assert (out_valid);
   end
 `endif
 

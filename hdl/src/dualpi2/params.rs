@@ -136,10 +136,13 @@ pub struct DualPi2Params {
     k_cm: DFF<Bit>,
     tu_cm: DFF<Bit>,
     cr_cm: DFF<Bit>,
-    /// This cycle's commit takes C_PROTECTION (set with `cm`, a cycle ahead), and L's weight it
-    /// commits, 100 - wc (for `wc_next`, `wl_next`).
+    /// A C_PROTECTION job commits at this edge (set a cycle ahead with `cm`), and L's weight it
+    /// commits, 100 - wc, staged with it (for `wc_next` and `wl_next`: a flip-flop of their own, as
+    /// `busy_r` and `cm` drive the whole engine and their nets are long).
     w_cm: DFF<Bit>,
     wl_stage: DFF<Bits<7>>,
+    /// The engine commits at this edge (busy and `cm`).
+    commit_now: Signal<Local, Bit>,
     target_ns_r: DFF<Bits<30>>,
     tupdate_ns_r: DFF<Bits<30>>,
     alpha_i_r: DFF<Bits<21>>,
@@ -499,12 +502,17 @@ impl Logic for DualPi2Params {
         // and the values it commits), not from their registers' input logic and its reset: in a reset
         // cycle no one reads them (the ingress's accept stage and gap, the queues and the egress are
         // reset in the same cycle; the queues are empty after it).
+        // MTU's and the byte limit's with the commit's condition in full, busy and `cm`, so that they
+        // equal the registers' inputs in every state but a reset, reachable or not (the GAP proof's
+        // induction starts anywhere); the weights' from `w_cm`, equal in every reachable state
+        // (the unit tests and conformance check them cycle by cycle).
+        self.commit_now.next = self.busy_r.q.val() & self.cm.q.val();
         self.mtu_next.next = self.mtu_r.q.val();
         self.byte_limit_next.next = self.byte_limit_r.q.val();
-        if self.cm.q.val() & self.sel.q.val().get_bit(9) {
+        if self.commit_now.val() & self.sel.q.val().get_bit(9) {
             self.byte_limit_next.next = self.p.q.val().get_bits::<23>(8);
         }
-        if self.cm.q.val() & self.sel.q.val().get_bit(10) {
+        if self.commit_now.val() & self.sel.q.val().get_bit(10) {
             self.mtu_next.next = self.edata.q.val().get_bits::<11>(0);
             self.byte_limit_next.next = self.r_bl.q.val();
         }
