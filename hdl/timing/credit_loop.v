@@ -2,8 +2,9 @@
 // iCE40 (scripts/recurrences). Each form registers its inputs (the queue heads' lengths and valid
 // bits, the weight wc, the dequeue), keeps the credit in a register and registers its outputs, so
 // that the only register-to-register paths are the recurrence's. The six give the same outputs
-// (credit_loop_tb.v, run by hdl/tests/timing_models.rs); hdl/src/dualpi2/egress.rs has form E (form A
-// before 2026-12-06). The pick: L while the credit is <= 0 or C is empty; a dequeue with both queues
+// (credit_loop_tb.v, run by hdl/tests/timing_models.rs); hdl/src/dualpi2/egress.rs has form E in the
+// small form (form A before 2026-12-06) and, since 2026-12-08, form B2 in the fast form, each product
+// in carry-save form and made from the queue's next entry a cycle ahead (hdl/DUALPI2-CORE.md). The pick: L while the credit is <= 0 or C is empty; a dequeue with both queues
 // backlogged adds wc x len to the credit for an L packet and takes (100 - wc) x len off it for a C packet.
 
 // w x len as the egress builds it: seven shifted partial products in a tree of adders.
