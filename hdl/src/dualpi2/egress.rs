@@ -207,8 +207,9 @@ pub struct DualPi2Egress<const TWO: u64> {
     wn_c: WeightedCs,
     cs_l: Csa<24>,
     cs_c: Csa<24>,
-    /// The fast form (the core's heads in flip-flops): two credit trees, and L's step threshold at
-    /// both departure times. Either form computes the same decisions.
+    /// The fast form (the core's heads in flip-flops): the heads' weighted lengths made a cycle
+    /// ahead, and L's step threshold at both departure times. Either form computes the same
+    /// decisions.
     two: K<1, TWO>,
     c_reset_credit_m1: K<24, { ((initial_credit(&HARDWARE_PARAMS) - 1) as u64) & ((1 << 24) - 1) }>,
 }

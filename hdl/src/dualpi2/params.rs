@@ -498,14 +498,14 @@ impl Logic for DualPi2Params {
             self.credit_r.d.next = self.c_credit.val();
             self.link_bt_r.d.next = 0.into();
         }
-        // MTU, the byte limit and the weights after this edge, from flip-flops (the commit's strobe
-        // and the values it commits), not from their registers' input logic and its reset: in a reset
-        // cycle no one reads them (the ingress's accept stage and gap, the queues and the egress are
-        // reset in the same cycle; the queues are empty after it).
-        // MTU's and the byte limit's with the commit's condition in full, busy and `cm`, so that they
-        // equal the registers' inputs in every state but a reset, reachable or not (the GAP proof's
-        // induction starts anywhere); the weights' from `w_cm`, equal in every reachable state
-        // (the unit tests and conformance check them cycle by cycle).
+        // MTU, the byte limit and the weights after this edge, from the commit's condition and the
+        // values it commits, not from their registers' input logic and its reset: in a reset cycle no
+        // one reads them (the ingress's accept stage and gap, the queues and the egress are reset in
+        // the same cycle; the queues are empty after it). MTU's and the byte limit's take the
+        // condition in full, busy and `cm`, so that they equal the registers' inputs in every state
+        // but a reset, reachable or not (the GAP proof's induction starts anywhere); the weights'
+        // take `w_cm`, equal to it in every reachable state (the unit tests and conformance check
+        // them cycle by cycle).
         self.commit_now.next = self.busy_r.q.val() & self.cm.q.val();
         self.mtu_next.next = self.mtu_r.q.val();
         self.byte_limit_next.next = self.byte_limit_r.q.val();
